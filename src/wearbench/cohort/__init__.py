@@ -1,0 +1,47 @@
+"""Canonical cohort: data model, validation and Parquet IO."""
+
+from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
+from wearbench.cohort._schema import (
+    AGE_BANDS,
+    BIOMARKER_NAMES,
+    BIOMARKERS,
+    DAILY_KEYS,
+    DEMOGRAPHIC_COLUMNS,
+    ETHNICITIES,
+    METRIC_NAMES,
+    METRICS,
+    PERCENTILES,
+    REFERENCE_METRICS,
+    SCHEMA_VERSION,
+    SEXES,
+    Biomarker,
+    Metric,
+    age_band,
+    from_wearableqa,
+    metric,
+    to_wearableqa,
+)
+
+__all__ = [
+    "AGE_BANDS",
+    "BIOMARKERS",
+    "BIOMARKER_NAMES",
+    "DAILY_KEYS",
+    "DEMOGRAPHIC_COLUMNS",
+    "ETHNICITIES",
+    "METRICS",
+    "METRIC_NAMES",
+    "PERCENTILES",
+    "REFERENCE_METRICS",
+    "SCHEMA_VERSION",
+    "SEXES",
+    "Biomarker",
+    "Cohort",
+    "Metric",
+    "UserRecord",
+    "age_band",
+    "empty_tables",
+    "from_wearableqa",
+    "metric",
+    "to_wearableqa",
+]
