@@ -25,7 +25,8 @@ def test_unknown_name_suggests_close_matches() -> None:
     with pytest.raises(UnknownNameError) as info:
         reg.get("primitive", "rolling_maen")
     assert info.value.suggestions[0] == "rolling_mean"
-    assert str(info.value) == "unknown primitive 'rolling_maen'; did you mean 'rolling_mean', 'rolling_median'?"
+    expected = "unknown primitive 'rolling_maen'; did you mean 'rolling_mean', 'rolling_median'?"
+    assert str(info.value) == expected
 
 
 def test_unknown_name_without_matches_has_no_hint() -> None:

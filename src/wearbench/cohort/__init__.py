@@ -1,6 +1,13 @@
 """Canonical cohort: data model, validation and Parquet IO."""
 
 from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
+from wearbench.cohort._describe import describe_cohort
+from wearbench.cohort._hash import content_hash
+from wearbench.cohort._io import load_cohort, read_manifest, save_cohort
+from wearbench.cohort._problems import Problem, ValidationReport
+from wearbench.cohort._published import PUBLISHED_FIGURES, PublishedFigure, published_comparison
+from wearbench.cohort._reference import reference_percentiles
+from wearbench.cohort._render import render_describe
 from wearbench.cohort._schema import (
     AGE_BANDS,
     BIOMARKER_NAMES,
@@ -21,6 +28,7 @@ from wearbench.cohort._schema import (
     metric,
     to_wearableqa,
 )
+from wearbench.cohort._validate import validate_cohort
 
 __all__ = [
     "AGE_BANDS",
@@ -32,16 +40,29 @@ __all__ = [
     "METRICS",
     "METRIC_NAMES",
     "PERCENTILES",
+    "PUBLISHED_FIGURES",
     "REFERENCE_METRICS",
     "SCHEMA_VERSION",
     "SEXES",
     "Biomarker",
     "Cohort",
     "Metric",
+    "Problem",
+    "PublishedFigure",
     "UserRecord",
+    "ValidationReport",
     "age_band",
+    "content_hash",
+    "describe_cohort",
     "empty_tables",
     "from_wearableqa",
+    "load_cohort",
     "metric",
+    "published_comparison",
+    "read_manifest",
+    "reference_percentiles",
+    "render_describe",
+    "save_cohort",
     "to_wearableqa",
+    "validate_cohort",
 ]

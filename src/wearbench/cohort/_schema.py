@@ -26,8 +26,8 @@ __all__ = [
     "Biomarker",
     "Metric",
     "age_band",
-    "metric",
     "from_wearableqa",
+    "metric",
     "to_wearableqa",
 ]
 
@@ -75,11 +75,23 @@ METRICS: tuple[Metric, ...] = (
         "exercise_minutes", "min", 0, 900, "activity", "exercise_hours", 1 / 60, False, "exercise duration"
     ),
     Metric(
-        "exercise_avg_hr", "bpm", 50, 220, "activity", "exercise_avg_hr", 1.0, False, "mean HR during exercise"
+        "exercise_avg_hr",
+        "bpm",
+        50,
+        220,
+        "activity",
+        "exercise_avg_hr",
+        1.0,
+        False,
+        "mean HR during exercise",
     ),
     Metric("mets", "MET-h", 0, 150, "activity", "exercise_mets", 1.0, False, "daily exercise MET-hours"),
-    Metric("sleep_minutes", "min", 30, 1_080, "sleep", "sleep_duration", 1 / 60, False, "main sleep duration"),
-    Metric("sleep_efficiency", "%", 30, 100, "sleep", "sleep_efficiency", 1.0, False, "time asleep / time in bed"),
+    Metric(
+        "sleep_minutes", "min", 30, 1_080, "sleep", "sleep_duration", 1 / 60, False, "main sleep duration"
+    ),
+    Metric(
+        "sleep_efficiency", "%", 30, 100, "sleep", "sleep_efficiency", 1.0, False, "time asleep / time in bed"
+    ),
     Metric("deep_sleep_pct", "%", 0, 60, "sleep", "deep_percentage", 1.0, False, "deep sleep share of sleep"),
     Metric("rem_sleep_pct", "%", 0, 60, "sleep", "rem_percentage", 1.0, False, "REM sleep share of sleep"),
     Metric(

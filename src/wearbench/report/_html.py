@@ -1,0 +1,129 @@
+"""Write the demo/cohort report as self-contained HTML (figures embedded) and as Markdown."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from wearbench._version import __version__
+from wearbench.audit import PlantedAudit
+from wearbench.cohort import METRICS
+
+__all__ = ["report_tables", "write_html_report", "write_markdown_report"]
+
+Table = tuple[str, list[str], list[list[str]]]
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+img{max-width:100%;border:1px solid #eee;margin:0.5em 0}
+.meta{color:#666;font-size:13px}
+"""
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if isinstance(value, float):
+        return "–" if value != value else f"{value:,.{digits}f}"
+    return str(value)
+
+
+def _metric_table(desc: Mapping[str, Any]) -> Table:
+    header = ["metric", "unit", "present", "mean", "SD", "P5", "median", "P95"]
+    rows = []
+    for m in METRICS:
+        d = desc["metrics"][m.name]
+        q = d["daily"]
+        rows.append(
+            [
+                m.name,
+                m.unit,
+                f"{d['present_share']:.0%}",
+                _fmt(q["mean"]),
+                _fmt(q["sd"]),
+                _fmt(q["p5"]),
+                _fmt(q["p50"]),
+                _fmt(q["p95"]),
+            ]
+        )
+    return "Daily metrics (all user-days)", header, rows
+
+
+def _coupling_table(audit: PlantedAudit) -> Table:
+    groups: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for c in audit.couplings:
+        groups[(c.driver, c.response)].append(c.ok)
+    rows = [[f"{d} → {r}", str(len(v)), f"{sum(v) / len(v):.0%}"] for (d, r), v in sorted(groups.items())]
+    rows.append(["all", str(len(audit.couplings)), f"{audit.lag_recovery_rate:.0%}"])
+    title = f"Planted couplings re-discovered by lagged_correlation (max lag {audit.max_lag} days)"
+    return title, ["driver → response", "planted", "lag and sign recovered"], rows
+
+
+def _episode_table(audit: PlantedAudit) -> Table:
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for e in audit.episodes:
+        groups[f"{e.kind} ({e.marker})"].append(e.detected)
+    rows = [[k, str(len(v)), f"{sum(v) / len(v):.0%}"] for k, v in sorted(groups.items())]
+    title = f"Planted episodes overlapped by an excursion ≥ {audit.k} SD above the 28-day baseline"
+    return title, ["episode (marker)", "planted", "detected"], rows
+
+
+def report_tables(context: Mapping[str, Any]) -> list[Table]:
+    """The report's tables as ``(title, header, rows)``."""
+    return [
+        _metric_table(context["desc"]),
+        _coupling_table(context["audit"]),
+        _episode_table(context["audit"]),
+    ]
+
+
+def _intro(context: Mapping[str, Any]) -> tuple[str, str]:
+    counts = context["desc"]["counts"]
+    title = "wearbench demo: synthetic cohort report"
+    meta = (
+        f"{counts['users']} users, {counts['user_days']} user-days; seed {context['seed']}; "
+        f"content hash {context['content_hash'][:16]}…; wearbench {__version__}"
+    )
+    return title, meta
+
+
+def write_html_report(path: Path, context: Mapping[str, Any], figures: Sequence[Path]) -> Path:
+    """Write a self-contained HTML report (figures embedded as base64 PNG)."""
+    title, meta = _intro(context)
+    parts = [f"<!doctype html><meta charset='utf-8'><title>{title}</title><style>{_CSS}</style>"]
+    parts.append(f"<h1>{html.escape(title)}</h1><p class='meta'>{html.escape(meta)}</p>")
+    for caption, header, rows in report_tables(context):
+        parts.append(f"<h2>{html.escape(caption)}</h2><table><tr>")
+        parts.extend(f"<th>{html.escape(h)}</th>" for h in header)
+        parts.append("</tr>")
+        parts.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        parts.append("</table>")
+    parts.append("<h2>Figures</h2>")
+    for fig in figures:
+        data = base64.b64encode(fig.read_bytes()).decode("ascii")
+        parts.append(
+            f"<h3>{html.escape(fig.stem)}</h3><img alt='{fig.stem}' src='data:image/png;base64,{data}'>"
+        )
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def write_markdown_report(path: Path, context: Mapping[str, Any], figures: Sequence[Path]) -> Path:
+    """Write the report as Markdown; figures are linked by relative path."""
+    title, meta = _intro(context)
+    lines = [f"# {title}", "", meta, ""]
+    for caption, header, rows in report_tables(context):
+        lines += [f"## {caption}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        lines.append("")
+    lines += ["## Figures", ""]
+    for fig in figures:
+        rel = fig.relative_to(path.parent) if fig.is_relative_to(path.parent) else fig
+        lines += [f"### {fig.stem}", "", f"![{fig.stem}]({rel.as_posix()})", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
