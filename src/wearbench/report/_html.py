@@ -11,7 +11,7 @@ from typing import Any
 
 from wearbench._version import __version__
 from wearbench.audit import PlantedAudit
-from wearbench.cohort import METRICS
+from wearbench.cohort import METRICS, published_comparison
 
 __all__ = ["report_tables", "write_html_report", "write_markdown_report"]
 
@@ -73,13 +73,23 @@ def _episode_table(audit: PlantedAudit) -> Table:
     return title, ["episode (marker)", "planted", "detected"], rows
 
 
+def _published_table(desc: Mapping[str, Any]) -> Table:
+    rows = []
+    for r in published_comparison(dict(desc)):
+        if r["kind"] == "range":
+            published = f"{r['low']:,.0f}–{r['high']:,.0f}"
+        elif r["kind"] == "direction":
+            published = "negative" if (r["published"] or 0) < 0 else "positive"
+        else:
+            published = _fmt(r["published"])
+        rows.append([f"{r['quantity']} ({r['unit']})", _fmt(r["ours"], 2), published, f"doi:{r['doi']}"])
+    return "Against published population figures", ["quantity", "this cohort", "published", "source"], rows
+
+
 def report_tables(context: Mapping[str, Any]) -> list[Table]:
     """The report's tables as ``(title, header, rows)``."""
-    return [
-        _metric_table(context["desc"]),
-        _coupling_table(context["audit"]),
-        _episode_table(context["audit"]),
-    ]
+    desc, audit = context["desc"], context["audit"]
+    return [_metric_table(desc), _published_table(desc), _coupling_table(audit), _episode_table(audit)]
 
 
 def _intro(context: Mapping[str, Any]) -> tuple[str, str]:

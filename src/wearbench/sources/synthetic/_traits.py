@@ -211,7 +211,7 @@ def _behaviour(
 ) -> dict[str, Any]:
     """Activity, sleep, stress baselines and their day-to-day variability."""
     fitness, chrono, sleep_need, stress_r, _, activity, diligence = t.T
-    log_steps = np.log(7200.0) + 0.33 * activity + 0.08 * fitness - 0.005 * (age - 45) + 0.15 * n["steps"]
+    log_steps = np.log(6000.0) + 0.33 * activity + 0.08 * fitness - 0.005 * (age - 45) + 0.15 * n["steps"]
     sd = {
         "resting_hr": 2.0 + 1.5 * u["sd_resting_hr"],
         "hrv": 0.13 + 0.10 * u["sd_hrv"],
