@@ -61,8 +61,15 @@ def test_two_saves_give_identical_bytes(cohort: Cohort, tmp_path: Path) -> None:
 
 def test_loaded_frames_equal_the_saved_ones(cohort: Cohort, saved: Path) -> None:
     loaded = load_cohort(saved)
+    # Dates load as datetime64[us] whatever unit the input had (pandas 2 builds ns, pandas 3 us).
+    assert str(loaded.daily["date"].dtype) == "datetime64[us]"
+    assert str(loaded.blood["draw_date"].dtype) == "datetime64[us]"
     for name in ("daily", "demographics", "blood", "reference"):
-        pd.testing.assert_frame_equal(getattr(loaded, name), getattr(cohort, name))
+        original = getattr(cohort, name)
+        for col in ("date", "draw_date"):
+            if col in original.columns:
+                original = original.assign(**{col: original[col].astype("datetime64[us]")})
+        pd.testing.assert_frame_equal(getattr(loaded, name), original)
     assert loaded.source == cohort.source
     assert loaded.truth == cohort.truth
     assert loaded.repairs == ()
