@@ -5,7 +5,12 @@ from wearbench.cohort._describe import describe_cohort
 from wearbench.cohort._hash import content_hash
 from wearbench.cohort._io import load_cohort, read_manifest, save_cohort
 from wearbench.cohort._problems import Problem, ValidationReport
-from wearbench.cohort._published import PUBLISHED_FIGURES, PublishedFigure, published_comparison
+from wearbench.cohort._published import (
+    PUBLISHED_FIGURES,
+    PublishedFigure,
+    published_comparison,
+    published_table_rows,
+)
 from wearbench.cohort._reference import reference_percentiles
 from wearbench.cohort._render import render_describe
 from wearbench.cohort._schema import (
@@ -59,6 +64,7 @@ __all__ = [
     "load_cohort",
     "metric",
     "published_comparison",
+    "published_table_rows",
     "read_manifest",
     "reference_percentiles",
     "render_describe",

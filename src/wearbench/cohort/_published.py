@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["PUBLISHED_FIGURES", "PublishedFigure", "published_comparison"]
+__all__ = ["PUBLISHED_FIGURES", "PublishedFigure", "published_comparison", "published_table_rows"]
 
 Kind = Literal["mean", "range", "direction"]
 
@@ -179,3 +179,22 @@ def _ours(desc: dict[str, Any], fig: PublishedFigure) -> float | None:
     means = desc.get("metrics", {}).get(fig.metric, {}).get("user_means", {})
     value = means.get("mean" if fig.kind == "mean" else "p50")
     return None if value is None else float(value)
+
+
+def _num(x: float | None, digits: int) -> str:
+    return "–" if x is None or x != x else f"{x:,.{digits}f}"
+
+
+def published_table_rows(desc: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """:func:`published_comparison` as display rows ``(quantity, this cohort, published, doi)``."""
+    rows = []
+    for r in published_comparison(desc):
+        if r["kind"] == "range":
+            published = f"{_num(r['low'], 0)}–{_num(r['high'], 0)}"
+        elif r["kind"] == "direction":
+            published = "negative" if (r["published"] or 0) < 0 else "positive"
+        else:
+            published = _num(r["published"], 1)
+        ours = _num(r["ours"], 2 if r["kind"] == "direction" else 1)
+        rows.append((f"{r['quantity']} ({r['unit']})", ours, published, f"doi:{r['doi']}"))
+    return rows

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from wearbench.cohort._published import published_comparison
+from wearbench.cohort._published import published_table_rows
 
 __all__ = ["render_describe"]
 
@@ -50,24 +50,16 @@ def render_describe(desc: dict[str, Any], *, width: int = 120) -> str:
     console.print(_demographics_table(desc.get("demographics", {})))
     console.print(_blood_table(desc.get("blood", {})))
     if desc.get("metrics"):
-        console.print(_published_table(published_comparison(desc)))
+        console.print(_published_table(desc))
     return console.export_text(styles=False)
 
 
-def _published_table(rows: list[dict[str, Any]]) -> Table:
+def _published_table(desc: dict[str, Any]) -> Table:
     t = Table(title="Against published population figures (docs/published-figures.md)", title_justify="left")
     for col in ("quantity", "this cohort", "published", "source"):
         t.add_column(col, justify="right" if col in ("this cohort", "published") else "left")
-    for r in rows:
-        if r["kind"] == "range":
-            published = f"{_f(r['low'], 0)}–{_f(r['high'], 0)}"
-        elif r["kind"] == "direction":
-            published = "negative" if (r["published"] or 0) < 0 else "positive"
-        else:
-            published = _f(r["published"])
-        ours = _f(r["ours"], 2 if r["kind"] == "direction" else 1)
-        source = r["citation"].split(".")[0].split(",")[0] + " et al., doi:" + str(r["doi"])
-        t.add_row(f"{r['quantity']} ({r['unit']})", ours, published, source)
+    for row in published_table_rows(desc):
+        t.add_row(*row)
     return t
 
 

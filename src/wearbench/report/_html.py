@@ -11,7 +11,7 @@ from typing import Any
 
 from wearbench._version import __version__
 from wearbench.audit import PlantedAudit
-from wearbench.cohort import METRICS, published_comparison
+from wearbench.cohort import METRICS, published_table_rows
 
 __all__ = ["report_tables", "write_html_report", "write_markdown_report"]
 
@@ -74,15 +74,7 @@ def _episode_table(audit: PlantedAudit) -> Table:
 
 
 def _published_table(desc: Mapping[str, Any]) -> Table:
-    rows = []
-    for r in published_comparison(dict(desc)):
-        if r["kind"] == "range":
-            published = f"{r['low']:,.0f}–{r['high']:,.0f}"
-        elif r["kind"] == "direction":
-            published = "negative" if (r["published"] or 0) < 0 else "positive"
-        else:
-            published = _fmt(r["published"])
-        rows.append([f"{r['quantity']} ({r['unit']})", _fmt(r["ours"], 2), published, f"doi:{r['doi']}"])
+    rows = [list(r) for r in published_table_rows(dict(desc))]
     return "Against published population figures", ["quantity", "this cohort", "published", "source"], rows
 
 

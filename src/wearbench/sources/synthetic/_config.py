@@ -22,6 +22,7 @@ __all__ = [
     "GENERATOR_NAME",
     "GENERATOR_VERSION",
     "MIN_EPISODE_START",
+    "PERSISTENCE",
     "TRAIT_CORRELATION",
     "TRAIT_NAMES",
     "BoolArray",
@@ -37,7 +38,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 GENERATOR_NAME: Final = "synthetic"
 #: Bumped whenever the output for a given seed changes.
-GENERATOR_VERSION: Final = 1
+GENERATOR_VERSION: Final = 2
 #: Users generated together; the output does not depend on it (streams are per user).
 CHUNK_SIZE: Final = 256
 
@@ -73,6 +74,17 @@ EPISODE_DURATIONS: Final = {"illness": (3, 10), "stress": (14, 28), "travel": (3
 MIN_EPISODE_START: Final = 35
 #: Minimum number of clean days between two episodes of one user.
 EPISODE_SEPARATION: Final = 28
+#: Persistent metrics and the range of their per-user AR(1) coefficient (drawn uniformly)
+#: of the day-to-day deviation; see :mod:`._persistence`. Cardiac metrics carry over most
+#: from day to day, sleep and stress less, steps little.
+PERSISTENCE: Final = {
+    "resting_hr": (0.35, 0.75),
+    "hrv": (0.30, 0.70),
+    "sleep_minutes": (0.10, 0.40),
+    "sleep_efficiency": (0.05, 0.35),
+    "stress": (0.10, 0.40),
+    "steps": (0.05, 0.25),
+}
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,21 @@ plausible driver → response pairs), plus the *definitional* ones of :data:`DEF
 that every user has (``active_kcal`` is computed from ``steps`` and exercise; ``mets``
 from exercise minutes and intensity).
 
-An empirical coupling acts on day-to-day deviations. With ``z_d`` the driver's true daily
-series standardised per user (mean 0, SD 1 over the record; close to white noise),
+An empirical coupling acts on day-to-day innovations. With ``z_d`` the driver's white
+signal standardised per user (mean 0, SD 1 over the record; see :func:`driver_signals`:
+the innovation of a persistent driver, the true daily series of an exercise driver),
 the response's standardised innovation on day ``t`` is::
 
     sqrt(1 - beta**2) * e[t] + beta * z_d[t - lag]        (e: the response's own noise)
 
 so ``beta`` is the standardised effect (response-innovation SDs per driver SD) and the
-response's day-to-day variance is unchanged. A metric is never both a driver and a
-response of one user's empirical couplings, and a response has at most one driver, so
-no chain or conflicting lag is planted.
+response's innovation variance is unchanged. A persistent response carries the
+innovation on through its AR(1) state (:mod:`._persistence`), so
+``corr(driver[t], response[t + L])`` peaks at ``L = lag`` and decays as ``phi_response **
+(L - lag)`` after it and as ``phi_driver ** (lag - L)`` before it. A metric is never both
+a driver and a response of one user's empirical couplings (so a driver's innovation is
+its own noise), and a response has at most one driver, so no chain or conflicting lag is
+planted.
 """
 
 from __future__ import annotations
@@ -27,7 +32,17 @@ import numpy as np
 from wearbench.sources.synthetic._config import FloatArray, IntArray
 from wearbench.sources.synthetic._traits import Person
 
-__all__ = ["DEFINITIONAL", "MENU", "Coupling", "Edge", "Planted", "couple", "select_couplings"]
+__all__ = [
+    "DEFINITIONAL",
+    "DRIVERS",
+    "MENU",
+    "Coupling",
+    "Edge",
+    "Planted",
+    "couple",
+    "driver_signals",
+    "select_couplings",
+]
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,8 @@ DEFINITIONAL: tuple[tuple[str, str], ...] = (
     ("exercise_minutes", "mets"),
     ("steps", "active_kcal"),
 )
+#: Every metric that drives an empirical coupling, in menu order.
+DRIVERS: tuple[str, ...] = tuple(dict.fromkeys(e.driver for e in MENU))
 #: Drivers that are the same underlying behaviour for the driver/response role rule.
 _ROLE = {"mets": "exercise_minutes"}
 _EXERCISE_DRIVERS = frozenset({"exercise_minutes", "mets"})
@@ -163,13 +180,26 @@ def _shift(z: FloatArray, lag: int) -> FloatArray:
     return out
 
 
-def couple(response: str, noise: FloatArray, series: dict[str, FloatArray], planted: Planted) -> FloatArray:
+def driver_signals(noise: dict[str, FloatArray], series: dict[str, FloatArray]) -> dict[str, FloatArray]:
+    """Standardised white signal of every driver in :data:`DRIVERS`.
+
+    Args:
+        noise: Own standard-normal innovations of the persistent drivers.
+        series: True daily series of the other drivers (exercise: close to white).
+
+    Returns:
+        Driver name → ``(users, days)`` signal, mean 0 and SD 1 per user.
+    """
+    return {d: _standardise(noise[d] if d in noise else series[d]) for d in DRIVERS}
+
+
+def couple(response: str, noise: FloatArray, drivers: dict[str, FloatArray], planted: Planted) -> FloatArray:
     """Standardised daily innovation of ``response`` with its planted drivers mixed in.
 
     Args:
         response: Response metric name.
         noise: The response's own standard-normal innovations, ``(users, days)``.
-        series: True daily series generated so far (drivers come first).
+        drivers: Standardised driver signals from :func:`driver_signals`.
         planted: The chunk's couplings.
 
     Returns:
@@ -181,7 +211,7 @@ def couple(response: str, noise: FloatArray, series: dict[str, FloatArray], plan
         beta = planted.beta[:, k]
         if edge.response != response or not beta.any():
             continue
-        z = _standardise(series[edge.driver])
+        z = drivers[edge.driver]
         for lag in np.unique(planted.lag[beta != 0, k]):
             m = (beta != 0) & (planted.lag[:, k] == lag)
             mixed[m] += beta[m, None] * _shift(z[m], int(lag))

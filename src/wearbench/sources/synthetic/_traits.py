@@ -17,6 +17,7 @@ from scipy import stats
 from wearbench.cohort import ETHNICITIES
 from wearbench.sources.synthetic._config import (
     ETHNICITY_WEIGHTS,
+    PERSISTENCE,
     TRAIT_CORRELATION,
     TRAIT_NAMES,
     BoolArray,
@@ -66,6 +67,7 @@ _UNIFORMS = (
     "steps_per_exercise_minute",
     "vo2max_update",
     "season",
+    *(f"ar1_{m}" for m in PERSISTENCE),  # appended last: earlier draws stay as they were
 )
 
 
@@ -80,7 +82,8 @@ class Person:
     """Per-user scalars, each an array of shape ``(users,)``.
 
     Daily baselines are personal means on an ordinary weekday outside episodes; ``sd_*``
-    are day-to-day biological SDs (log-scale for ``hrv`` and ``steps``).
+    are day-to-day biological SDs (log-scale for ``hrv`` and ``steps``); ``ar1`` holds the
+    AR(1) coefficient of each :data:`PERSISTENCE` metric's day-to-day deviation.
     """
 
     traits: FloatArray  # (users, 7) latent z-scores in TRAIT_NAMES order
@@ -103,6 +106,7 @@ class Person:
     stress: FloatArray
     onset_min: FloatArray  # sleep onset, minutes after midnight (negative = before)
     sd: dict[str, FloatArray]
+    ar1: dict[str, FloatArray]
     weekend: dict[str, FloatArray]
     exercise_p: FloatArray  # daily probability of an exercise session
     exercise_minutes: FloatArray  # median session length
@@ -140,6 +144,7 @@ class Person:
                 sleep_onset_min=round(float(self.onset_min[i]), 1),
                 exercise_p=round(float(self.exercise_p[i]), 4),
             )
+            row.update({f"ar1_{m}": round(float(phi[i]), 4) for m, phi in self.ar1.items()})
             rows.append(row)
         return rows
 
@@ -264,4 +269,7 @@ def draw_persons(rngs: list[np.random.Generator]) -> Person:
     u = {k: uniforms[i, :, 0] for i, k in enumerate(_UNIFORMS)}
     traits = _correlated(np.stack([n[k] for k in TRAIT_NAMES], axis=1))
     body = _body(n, u, traits)
-    return Person(traits=traits, **body, **_cardio(n, traits, body), **_behaviour(n, u, traits, body["age"]))
+    ar1 = {m: lo + (hi - lo) * u[f"ar1_{m}"] for m, (lo, hi) in PERSISTENCE.items()}
+    return Person(
+        traits=traits, ar1=ar1, **body, **_cardio(n, traits, body), **_behaviour(n, u, traits, body["age"])
+    )
