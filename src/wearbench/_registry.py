@@ -162,6 +162,27 @@ class Registry:
             if all(_tag_matches(entry.tags.get(k), v) for k, v in tags.items()):
                 yield entry
 
+    def catalogue(self, kind: Kind) -> list[dict[str, Any]]:
+        """One JSON-ready row per registered ``kind``: name, summary, keyword parameters, tags."""
+        rows = []
+        for entry in self.entries(kind):
+            params = inspect.signature(entry.obj).parameters.values()
+            keywords = {
+                p.name: p.default
+                for p in params
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not inspect.Parameter.empty
+            }
+            doc = inspect.getdoc(entry.obj) or ""
+            rows.append(
+                {
+                    "name": entry.name,
+                    "summary": doc.splitlines()[0] if doc else "",
+                    "parameters": keywords,
+                    "tags": {k: list(v) if isinstance(v, tuple) else v for k, v in entry.tags.items()},
+                }
+            )
+        return rows
+
     def call(self, spec: Spec, *inputs: Any) -> Any:
         """Run the object named by ``spec`` on positional ``inputs`` with the spec's arguments."""
         entry = self.get(cast(Kind, spec.kind), spec.name)

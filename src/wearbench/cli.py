@@ -129,6 +129,18 @@ def demo(out: Path, n_users: int, n_days: int, seed: int, quiet: bool) -> None:
         click.echo(line)
 
 
+@cli.command("list")
+@click.argument("kind", type=click.Choice(["primitive"]), default="primitive")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+)
+def list_registered(kind: str, fmt: str) -> None:
+    """List registered KIND (primitives now; question types, adapters, loaders later)."""
+    from wearbench._catalogue import render_catalogue
+
+    click.echo(render_catalogue(kind, fmt), nl=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, printing user errors without a traceback."""
     try:
