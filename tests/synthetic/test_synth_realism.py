@@ -2,8 +2,10 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from wearbench.cohort import METRIC_NAMES, Cohort
+from wearbench.sources.synthetic._config import PERSISTENCE
 
 
 def user_medians(c: Cohort) -> pd.DataFrame:
@@ -88,6 +90,40 @@ def test_missingness_rates(wide_cohort: Cohort) -> None:
     assert 0.005 < nights["hrv"].isna().mean() < 0.05
     per_user = blank.groupby(d["user_id"]).mean()
     assert per_user.max() > 2 * per_user.median()  # wear diligence varies between users
+
+
+def deviation_lag1(c: Cohort, metrics: list[str]) -> pd.DataFrame:
+    """Per user, lag-1 autocorrelation of the value minus the user's mean on that weekday.
+
+    A per-weekday profile removes the weekly rhythm without the bias a short rolling mean
+    brings (white noise minus its 7-day centred mean has lag-1 autocorrelation -0.19).
+    """
+    d = c.daily
+    keys = [d["user_id"], d["date"].dt.day_of_week]
+    dev = d[metrics] - d[metrics].groupby(keys).transform("mean")
+    return dev.groupby(d["user_id"]).agg(lambda s: s.autocorr(1))
+
+
+@pytest.mark.parametrize("name", ["cohort", "wide_cohort"])
+def test_day_to_day_persistence(name: str, request: pytest.FixtureRequest) -> None:
+    c: Cohort = request.getfixturevalue(name)
+    med = deviation_lag1(c, [*PERSISTENCE, "deep_sleep_pct"]).median()
+    assert 0.25 <= med["resting_hr"] <= 0.75, med
+    assert 0.25 <= med["hrv"] <= 0.75, med
+    for m in ("sleep_minutes", "sleep_efficiency", "stress"):
+        assert 0.1 <= med[m] <= 0.45, (m, med)
+    assert 0.05 <= med["steps"] < med["resting_hr"] - 0.2, med
+    assert abs(med["deep_sleep_pct"]) < 0.1, med  # not persistent: stays close to white
+
+
+def test_persistence_follows_the_users_coefficient(wide_cohort: Cohort) -> None:
+    assert wide_cohort.truth is not None
+    phi = pd.DataFrame(wide_cohort.truth["traits"]).set_index("user_id")
+    ac = deviation_lag1(wide_cohort, list(PERSISTENCE))
+    for m, (lo, hi) in PERSISTENCE.items():
+        assert phi[f"ar1_{m}"].between(lo, hi).all(), m
+    assert ac["resting_hr"].corr(phi["ar1_resting_hr"]) > 0.3
+    assert ac["hrv"].corr(phi["ar1_hrv"]) > 0.3
 
 
 def test_bedtime_regularity_is_a_trailing_statistic(cohort: Cohort) -> None:

@@ -123,7 +123,7 @@ def test_truth_is_json_sorted_and_complete(cohort: Cohort) -> None:
     truth = cohort.truth
     assert truth is not None
     assert json.loads(json.dumps(truth)) == truth
-    assert truth["generator"] == {"name": "synthetic", "version": 1, **cohort.source["params"]}
+    assert truth["generator"] == {"name": "synthetic", "version": 2, **cohort.source["params"]}
     assert [r["user_id"] for r in truth["traits"]] == cohort.user_ids
     for key, fields in {
         "episodes": ("user_id", "start"),

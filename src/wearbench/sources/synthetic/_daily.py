@@ -1,10 +1,12 @@
 """True daily physiology (before the device layer): arrays of shape ``(users, days)``.
 
 Each metric = personal baseline + weekly rhythm + annual season + slow training /
-injury trends + episode effects + day-to-day innovation (with planted couplings mixed
-into the innovation, see :mod:`._couplings`). Metrics are generated in a fixed order
-so that every coupling driver exists before its response: exercise → sleep → steps →
-stress → sleep efficiency → sleep stages → HRV → resting HR → VO2max, BMR.
+injury trends + episode effects + day-to-day deviation. The deviation is the metric's
+standardised innovation (own noise with planted couplings mixed in, see
+:mod:`._couplings`), carried over from day to day by a per-user AR(1) state for the
+:data:`PERSISTENCE` metrics (:mod:`._persistence`), times the personal SD. Exercise is
+drawn first (it drives other metrics through its daily series); all innovations then
+come from the drivers' own noise, so the remaining metrics can follow in any order.
 
 Sleep metrics on date ``t`` describe the night that ends on the morning of ``t``.
 """
@@ -15,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wearbench.sources.synthetic._config import FloatArray
-from wearbench.sources.synthetic._couplings import Planted, couple
+from wearbench.sources.synthetic._config import PERSISTENCE, FloatArray
+from wearbench.sources.synthetic._couplings import Planted, couple, driver_signals
 from wearbench.sources.synthetic._episodes import Effects
+from wearbench.sources.synthetic._persistence import ar1
 from wearbench.sources.synthetic._streams import user_blocks
 from wearbench.sources.synthetic._traits import Person, mifflin_st_jeor
 
@@ -39,6 +42,17 @@ _NORMALS = (
     "exercise_hr",
 )
 _UNIFORMS = ("session1", "session2")
+#: Metrics with a standardised day-to-day deviation (the rest are derived or event-driven).
+_DEVIATION_METRICS = (
+    "sleep_minutes",
+    "steps",
+    "stress",
+    "sleep_efficiency",
+    "deep_sleep_pct",
+    "rem_sleep_pct",
+    "hrv",
+    "resting_hr",
+)
 
 
 @dataclass(frozen=True)
@@ -116,49 +130,51 @@ def _col(x: FloatArray) -> FloatArray:
     return x[:, None]
 
 
+def _deviations(
+    p: Person, n: dict[str, FloatArray], series: dict[str, FloatArray], planted: Planted
+) -> dict[str, FloatArray]:
+    """Standardised day-to-day deviation of every :data:`_DEVIATION_METRICS` metric.
+
+    Args:
+        p: The chunk's users (AR(1) coefficients).
+        n: Own standard-normal innovations by metric, ``(users, days)``.
+        series: True daily series so far (exercise drivers).
+        planted: Planted couplings.
+
+    Returns:
+        Metric → ``(users, days)`` deviation with unit variance per user: the coupled
+        innovation, passed through the user's AR(1) filter for :data:`PERSISTENCE` metrics.
+    """
+    drivers = driver_signals({m: n[m] for m in PERSISTENCE}, series)
+    out = {m: couple(m, n[m], drivers, planted) for m in _DEVIATION_METRICS}
+    names = list(PERSISTENCE)
+    state = ar1(np.concatenate([out[m] for m in names]), np.concatenate([p.ar1[m] for m in names]))
+    out.update(zip(names, np.split(state, len(names)), strict=True))
+    return out
+
+
 def _stress_and_sleep_quality(
-    p: Person,
-    e: Effects,
-    wk: FloatArray,
-    n: dict[str, FloatArray],
-    s: dict[str, FloatArray],
-    planted: Planted,
+    p: Person, e: Effects, wk: FloatArray, dev: dict[str, FloatArray], s: dict[str, FloatArray]
 ) -> None:
     sd = p.sd
     stress = _col(p.stress) - _col(p.weekend["stress"]) * wk + 15.0 * e.illness + 18.0 * e.stress
-    s["stress"] = (
-        stress
-        + 5.0 * e.injury
-        + 5.0 * e.travel
-        + _col(sd["stress"]) * couple("stress", n["stress"], s, planted)
-    )
+    s["stress"] = stress + 5.0 * e.injury + 5.0 * e.travel + _col(sd["stress"]) * dev["stress"]
     eff = _col(p.sleep_efficiency) - 3.0 * e.illness - 5.0 * e.stress - 4.0 * e.travel
-    s["sleep_efficiency"] = eff + _col(sd["sleep_efficiency"]) * couple(
-        "sleep_efficiency", n["sleep_efficiency"], s, planted
-    )
+    s["sleep_efficiency"] = eff + _col(sd["sleep_efficiency"]) * dev["sleep_efficiency"]
     deep = _col(p.deep_pct) + 1.0 * e.adapted - 2.0 * e.stress - 1.5 * e.illness
-    s["deep_sleep_pct"] = deep + _col(sd["deep_sleep_pct"]) * couple(
-        "deep_sleep_pct", n["deep_sleep_pct"], s, planted
-    )
+    s["deep_sleep_pct"] = deep + _col(sd["deep_sleep_pct"]) * dev["deep_sleep_pct"]
     s["rem_sleep_pct"] = (
-        _col(p.rem_pct) - 1.5 * e.stress - 1.0 * e.travel + _col(sd["rem_sleep_pct"]) * n["rem_sleep_pct"]
+        _col(p.rem_pct) - 1.5 * e.stress - 1.0 * e.travel + _col(sd["rem_sleep_pct"]) * dev["rem_sleep_pct"]
     )
 
 
 def _cardio(
-    p: Person,
-    e: Effects,
-    season: FloatArray,
-    n: dict[str, FloatArray],
-    s: dict[str, FloatArray],
-    planted: Planted,
+    p: Person, e: Effects, season: FloatArray, dev: dict[str, FloatArray], s: dict[str, FloatArray]
 ) -> None:
     log_hrv = np.log(_col(p.hrv)) + 0.08 * e.adapted - 0.28 * e.illness - 0.15 * e.stress - 0.06 * e.travel
-    s["hrv"] = np.exp(log_hrv - 0.05 * e.injury + _col(p.sd["hrv"]) * couple("hrv", n["hrv"], s, planted))
+    s["hrv"] = np.exp(log_hrv - 0.05 * e.injury + _col(p.sd["hrv"]) * dev["hrv"])
     rhr = _col(p.resting_hr) + e.rhr_delta + e.illness_rhr + 1.5 * e.stress + 1.0 * e.injury + 0.7 * e.travel
-    s["resting_hr"] = (
-        rhr - 0.5 * season + _col(p.sd["resting_hr"]) * couple("resting_hr", n["resting_hr"], s, planted)
-    )
+    s["resting_hr"] = rhr - 0.5 * season + _col(p.sd["resting_hr"]) * dev["resting_hr"]
     s["vo2max"] = _col(p.vo2max) + e.vo2max_delta
 
 
@@ -186,11 +202,11 @@ def simulate(
     wk = cal.weekend[None, :]
     season = np.where(person.south[:, None], -1.0, 1.0) * person.season_amp[:, None] * cal.season[None, :]
     s = _exercise(person, e, wk, n, u)
-    sleep_noise = couple("sleep_minutes", n["sleep_minutes"], s, planted)
-    s.update(_sleep(person, e, wk, season, sleep_noise, n["onset"]))
-    s["steps"] = _steps(person, e, wk, season, couple("steps", n["steps"], s, planted), s["exercise_minutes"])
-    _stress_and_sleep_quality(person, e, wk, n, s, planted)
-    _cardio(person, e, season, n, s, planted)
+    dev = _deviations(person, n, s, planted)
+    s.update(_sleep(person, e, wk, season, dev["sleep_minutes"], n["onset"]))
+    s["steps"] = _steps(person, e, wk, season, dev["steps"], s["exercise_minutes"])
+    _stress_and_sleep_quality(person, e, wk, dev, s)
+    _cardio(person, e, season, dev, s)
     t = np.arange(n_days) / max(n_days - 1, 1)
     s["weight_kg"] = _col(person.weight_kg) + _col(person.weight_drift_kg) * t[None, :]
     s["bmr_kcal"] = mifflin_st_jeor(

@@ -83,7 +83,7 @@ def _place(rng: np.random.Generator, durations: list[int], lo: int, hi: int, sep
 
 
 def _magnitude(rng: np.random.Generator, kind: str, rhr_sd: float) -> float:
-    if kind == "illness":  # 3.5-4.5 personal SDs, so it clears a 1.5-SD excursion threshold
+    if kind == "illness":  # 3.5-4.5 personal SDs: clears a 1.5-SD excursion threshold (99-100 %)
         return float(np.clip(rng.uniform(3.5, 4.5) * rhr_sd, 7.0, 16.0))
     if kind == "travel":
         return float(rng.choice((-1.0, 1.0)) * rng.uniform(90.0, 360.0))
