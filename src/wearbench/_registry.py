@@ -36,7 +36,10 @@ KINDS: tuple[Kind, ...] = (
 )
 
 #: Modules imported on first lookup of a kind, so their decorators have run.
-_PROVIDERS: dict[str, tuple[str, ...]] = {"primitive": ("wearbench.primitives",)}
+_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "primitive": ("wearbench.primitives",),
+    "question": ("wearbench.primitives", "wearbench.questions.types"),
+}
 
 F = TypeVar("F", bound=Callable[..., Any])
 

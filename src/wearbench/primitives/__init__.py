@@ -18,6 +18,7 @@ from wearbench.primitives._correlation import LagCorrelation, PairWinner, argmax
 from wearbench.primitives._cutoffs import FLAG_BIOMARKERS
 from wearbench.primitives._excursions import Run, excursion_count, excursions, recovery_time
 from wearbench.primitives._percentile import percentile_band, percentile_rank
+from wearbench.primitives._reduce import count_days, count_valid, nan_argext, nan_stat
 from wearbench.primitives._registry import primitive
 from wearbench.primitives._resample import bootstrap_days, bootstrap_indices, leave_one_day_out
 from wearbench.primitives._trend import Slope, ols_slope, theil_sen_slope, window_change
@@ -36,11 +37,15 @@ __all__ = [
     "argmax_pair",
     "bootstrap_days",
     "bootstrap_indices",
+    "count_days",
+    "count_valid",
     "excursion_count",
     "excursions",
     "homa_ir",
     "lagged_correlation",
     "leave_one_day_out",
+    "nan_argext",
+    "nan_stat",
     "ols_slope",
     "percentile_band",
     "percentile_rank",
@@ -55,3 +60,15 @@ __all__ = [
     "window_change",
     "zscore",
 ]
+
+# Register every primitive module, including ones not re-exported above.
+def _register_all() -> None:
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") and info.name not in ("__init__", "__main__"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+_register_all()

@@ -1,0 +1,92 @@
+"""The benchmark artifact on disk: items.jsonl, contexts/, manifest.json, datasheet.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from wearbench._errors import WearbenchError
+from wearbench.questions import Item, UserContext
+
+__all__ = ["ITEMS", "MANIFEST", "load_context", "read_items", "read_manifest", "write_artifact"]
+
+ITEMS = "items.jsonl"
+MANIFEST = "manifest.json"
+DATASHEET = "datasheet.md"
+CONTEXTS = "contexts"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_artifact(
+    out: Path,
+    items: Iterable[Item],
+    contexts: Mapping[str, UserContext],
+    manifest: Mapping[str, Any],
+    datasheet: str,
+) -> dict[str, str]:
+    """Write the artifact; returns ``{relative path: sha256}`` of every data file."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / CONTEXTS).mkdir(exist_ok=True)
+    items = list(items)
+    files: dict[str, bytes] = {ITEMS: "".join(i.to_json() + "\n" for i in items).encode("utf-8")}
+    for user in sorted({i.user_id for i in items}):
+        files[f"{CONTEXTS}/{user}.json.gz"] = contexts[user].dump()
+    files[DATASHEET] = datasheet.encode("utf-8")
+    hashes = {name: _sha(data) for name, data in sorted(files.items())}
+    for stale in (out / CONTEXTS).glob("*.json.gz"):
+        if f"{CONTEXTS}/{stale.name}" not in files:
+            stale.unlink()
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    full = {**manifest, "files": hashes}
+    (out / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return hashes
+
+
+def read_manifest(bench: Path) -> dict[str, Any]:
+    """Parsed ``manifest.json``.
+
+    Raises:
+        WearbenchError: If the folder is not a benchmark.
+    """
+    path = Path(bench) / MANIFEST
+    if not path.is_file():
+        raise WearbenchError(f"{bench}: not a benchmark folder (no {MANIFEST})")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def read_items(bench: Path) -> list[Item]:
+    """All items of a benchmark.
+
+    Raises:
+        WearbenchError: Naming the line of a malformed item.
+    """
+    path = Path(bench) / ITEMS
+    if not path.is_file():
+        raise WearbenchError(f"{bench}: no {ITEMS}")
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            items.append(Item.from_dict(json.loads(line)))
+        except (ValueError, TypeError, KeyError) as e:
+            raise WearbenchError(f"{path}:{n}: malformed item ({e})") from e
+    return items
+
+
+def load_context(bench: Path, user_id: str) -> UserContext:
+    """The stored context of one user.
+
+    Raises:
+        WearbenchError: If it is missing.
+    """
+    path = Path(bench) / CONTEXTS / f"{user_id}.json.gz"
+    if not path.is_file():
+        raise WearbenchError(f"{bench}: no context for user {user_id} ({path.name})")
+    return UserContext.load(path.read_bytes())

@@ -1,0 +1,127 @@
+"""`wearbench build`: cohort → WearableQA-style benchmark artifact."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wearbench._version import __version__
+from wearbench.bench._artifact import write_artifact
+from wearbench.bench._assemble import assemble
+from wearbench.bench._datasheet import build_stats, render_datasheet
+from wearbench.bench._executor import Executor, LocalExecutor
+from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_names
+from wearbench.bench._pool import build_pool
+from wearbench.cohort import Cohort, content_hash, load_cohort
+from wearbench.questions import UserContext, contexts_from_cohort, question_type
+
+__all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
+
+#: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
+MAX_FDR = 0.20
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What :func:`build_benchmark` wrote: folder, item count, statistics and manifest."""
+
+    out: Path
+    n_items: int
+    stats: Mapping[str, Any]
+    manifest: Mapping[str, Any]
+
+
+def _null_fdr(
+    names: Sequence[str], contexts: Sequence[UserContext], seed: int
+) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for name in names:
+        qt = question_type(name)()
+        for family, v in qt.null_statistics(contexts, stable_rng(seed, "null-test", name)).items():
+            observed, null = float(v["observed"]), float(v["null"])
+            fdr = null / observed if observed > 0 else float("inf")
+            out[family] = {"null": null, "observed": observed, "fdr": fdr}
+    return out
+
+
+def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pending]:
+    if max_per_type is None:
+        return pending
+    by_type: dict[str, list[Pending]] = defaultdict(list)
+    for p in pending:
+        by_type[p.type].append(p)
+    key = lambda p: hashlib.sha256(f"{seed}|{p.id}".encode()).hexdigest()  # noqa: E731
+    return [p for ps in by_type.values() for p in sorted(ps, key=key)[:max_per_type]]
+
+
+def _generate(
+    contexts: Mapping[str, UserContext],
+    names: tuple[str, ...],
+    seed: int,
+    executor: Executor,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[list[Pending], Counter[str]]:
+    pool = build_pool(contexts.values())
+    tasks = [UserTask(ctx, names, seed, pool) for ctx in contexts.values()]
+    pending: list[Pending] = []
+    drops: Counter[str] = Counter()
+    result: UserResult
+    for done, result in enumerate(executor.map(generate_user, tasks), start=1):
+        pending += result.items
+        drops.update(result.drops)
+        if progress:
+            progress(done, len(tasks))
+    return pending, drops
+
+
+def build_benchmark(
+    cohort: Cohort | str | Path,
+    out: str | Path,
+    *,
+    types: Sequence[str] | None = None,
+    max_per_type: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildResult:
+    """Generate, gate, letter and write a benchmark from a cohort.
+
+    Args:
+        cohort: A cohort or its folder.
+        out: Benchmark folder to write.
+        types: Question types to build (default: every registered type).
+        max_per_type: Keep at most this many items per type (a seeded, user-spread selection).
+        seed: Seed; with the same cohort it fixes every output byte.
+        workers: Local worker processes (ignored when ``executor`` is given).
+        executor: Where per-user work runs (default: :class:`LocalExecutor`).
+        progress: Optional ``(users_done, users_total)`` callback.
+    """
+    if not isinstance(cohort, Cohort):
+        cohort = load_cohort(cohort)
+    names = type_names(types)
+    contexts = contexts_from_cohort(cohort)
+    pending, drops = _generate(contexts, names, seed, executor or LocalExecutor(workers), progress)
+    null_fdr = _null_fdr(names, list(contexts.values()), seed)
+    rejected = {fam for fam, v in null_fdr.items() if v["fdr"] > MAX_FDR}
+    for p in pending:
+        if p.grounding_ref in rejected:
+            drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
+    pending = _cap([p for p in pending if p.grounding_ref not in rejected], max_per_type, seed)
+    items = assemble(pending, seed)
+    stats = build_stats(items, drops, null_fdr)
+    manifest: dict[str, Any] = {
+        "wearbench_version": __version__,
+        "seed": seed,
+        "cohort_hash": content_hash(cohort),
+        "cohort_source": dict(cohort.source),
+        "types": {n: question_type(n).version for n in names},
+        "max_per_type": max_per_type,
+        "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
+    }
+    write_artifact(Path(out), items, contexts, manifest, render_datasheet(stats, manifest))
+    return BuildResult(Path(out), len(items), stats, manifest)

@@ -1,0 +1,30 @@
+"""Cohort-level distributions (the pool distractor magnitudes are drawn from)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from wearbench.cohort import METRIC_NAMES
+from wearbench.primitives import nan_stat, ols_slope
+from wearbench.questions import WINDOW_DAYS, CohortPool, UserContext
+
+__all__ = ["build_pool"]
+
+
+def build_pool(contexts: Iterable[UserContext], window_days: int = WINDOW_DAYS) -> CohortPool:
+    """Per-metric means and OLS slopes of every non-overlapping window of every user."""
+    means: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
+    slopes: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
+    for ctx in contexts:
+        for end in range(ctx.n_days - 1, window_days - 2, -window_days):
+            for m in METRIC_NAMES:
+                s = ctx.span(m, end, window_days)
+                if np.isfinite(s).sum() >= window_days // 2:
+                    means[m].append(nan_stat(s, stat="mean"))
+                    slopes[m].append(ols_slope(s).slope)
+    return CohortPool(
+        window_means={m: np.asarray(v, dtype=float) for m, v in means.items()},
+        window_slopes={m: np.asarray(v, dtype=float) for m, v in slopes.items()},
+    )

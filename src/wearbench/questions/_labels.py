@@ -1,0 +1,40 @@
+"""The four labels every item carries (WearableQA taxonomy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Dependency", "Grounding", "Labels", "PairKind", "Reasoning", "Signals"]
+
+Reasoning = Literal["data", "health"]
+Signals = Literal["single", "cross"]
+Grounding = Literal["literature", "population"]
+Dependency = Literal["window", "history"]
+PairKind = Literal["definitional", "empirical"]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Taxonomy labels of a question type.
+
+    Attributes:
+        reasoning: ``data`` (computation over measurements) or ``health`` (interpretation).
+        signals: ``single`` metric or ``cross`` (two or more signals, or blood panel + signals).
+        grounding: ``literature`` (a literature card) or ``population`` (a gated cohort pattern).
+        dependency: ``window`` (the 28-day window suffices) or ``history`` (needs long history).
+    """
+
+    reasoning: Reasoning
+    signals: Signals
+    grounding: Grounding
+    dependency: Dependency
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"reasoning", "signals", "grounding", "dependency"}``."""
+        return {
+            "reasoning": self.reasoning,
+            "signals": self.signals,
+            "grounding": self.grounding,
+            "dependency": self.dependency,
+        }

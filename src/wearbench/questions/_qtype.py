@@ -1,0 +1,165 @@
+"""Question types: the registered unit of WearableQA generation.
+
+A question type is a class registered with :func:`question`. For one user context and a
+candidate end date it builds a :class:`Draft`: the question text, the correct option and nine
+distractors as structured *claims*, and the :class:`~wearbench.questions.Graph` of primitive
+calls whose named outputs (the evidence) decide every option through the type's
+:meth:`QuestionType.check`. The builder keeps a draft only if exactly one of the ten claims
+holds, so the answer is re-derivable by anyone who replays the graph.
+
+A type that cannot pose its question on a context raises :class:`Drop` with a reason; the
+reasons are counted in the datasheet (undefined or ambiguous users are dropped, never
+approximated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, cast
+
+import numpy as np
+
+from wearbench._registry import registered, registry
+from wearbench.questions._context import UserContext
+from wearbench.questions._graph import Graph
+from wearbench.questions._labels import Labels, PairKind
+
+__all__ = [
+    "HISTORY_DAYS",
+    "WINDOW_DAYS",
+    "CohortPool",
+    "Draft",
+    "Drop",
+    "Option",
+    "QuestionType",
+    "question",
+    "question_type",
+]
+
+#: Days in the question window (WearableQA: 28-day windows).
+WINDOW_DAYS = 28
+#: Most days of history shown with an item (WearableQA: up to 500).
+HISTORY_DAYS = 500
+
+
+class Drop(Exception):
+    """Raised by a question type when it cannot pose a well-defined question here."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer option: display text and the structured claim the check judges."""
+
+    text: str
+    claim: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A question before letters are assigned.
+
+    Attributes:
+        question: Question stem.
+        correct: The option the evidence satisfies.
+        distractors: Nine options the evidence contradicts.
+        graph: Recorded computation (its outputs are the evidence).
+        metrics: Metrics the question is about (shown in the context).
+        grounding_ref: Literature card id or population pattern family.
+        pair_kind: For pair questions, ``definitional`` or ``empirical``.
+        gates: Gate statistics (population-grounded items).
+        variant: Distinguishes several items of one type on one user and window.
+    """
+
+    question: str
+    correct: Option
+    distractors: tuple[Option, ...]
+    graph: Graph
+    metrics: tuple[str, ...]
+    grounding_ref: str | None = None
+    pair_kind: PairKind | None = None
+    gates: Mapping[str, Any] | None = None
+    variant: str = ""
+
+
+@dataclass(frozen=True)
+class CohortPool:
+    """Cohort-level distributions that distractors draw wrong magnitudes from.
+
+    Attributes:
+        window_means: Metric → per-user-window means over the cohort (finite values).
+        window_slopes: Metric → per-user-window OLS slopes (units per day).
+        extra: Free-form named distributions a type registers.
+    """
+
+    window_means: Mapping[str, np.ndarray] = field(default_factory=dict)
+    window_slopes: Mapping[str, np.ndarray] = field(default_factory=dict)
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+class QuestionType:
+    """Base class of a registered question type (subclass and decorate with :func:`question`).
+
+    Class attributes:
+        name: Registered name (official WearableQA category name where known).
+        version: Bumped whenever the type's output changes.
+        labels: Taxonomy labels shared by all its items.
+        window_days: Days in the question window.
+        min_history: Days of record needed before (and including) the end date.
+        max_per_user: Most items of this type per user (distinct end dates).
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int] = 1
+    labels: ClassVar[Labels]
+    window_days: ClassVar[int] = WINDOW_DAYS
+    min_history: ClassVar[int] = WINDOW_DAYS
+    max_per_user: ClassVar[int] = 2
+
+    def end_dates(self, ctx: UserContext) -> list[int]:
+        """Candidate end-date indices, latest first: every ``window_days`` back from the last day."""
+        last = ctx.n_days - 1
+        return list(range(last, self.min_history - 2, -self.window_days))
+
+    def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
+        """Build a draft for the window ending at index ``end``, or raise :class:`Drop`."""
+        raise NotImplementedError
+
+    @staticmethod
+    def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
+        """Whether ``claim`` holds given the evidence (JSON values of the graph outputs)."""
+        raise NotImplementedError
+
+    def null_statistics(
+        self, contexts: Sequence[UserContext], rng: np.random.Generator
+    ) -> Mapping[str, Mapping[str, float]]:
+        """Cross-user null test per pattern family: ``{family: {"null": p0, "observed": p1}}``.
+
+        Population-grounded types override this: recompute the gated statistic on deliberately
+        mismatched user pairings (``null``) and on matched ones (``observed``). The builder
+        rejects a family whose empirical FDR ``null / observed`` exceeds 0.20.
+        """
+        return {}
+
+
+_register = registered("question")
+
+
+def question() -> Any:
+    """Class decorator registering a :class:`QuestionType` subclass under its ``name``."""
+
+    def decorate(cls: type[QuestionType]) -> type[QuestionType]:
+        labels = cls.labels
+        _register(name=cls.name, **labels.to_dict(), version=cls.version)(cls)
+        return cls
+
+    return decorate
+
+
+def question_type(name: str) -> type[QuestionType]:
+    """The registered question type class called ``name`` (close-match suggestions if unknown)."""
+    return cast(type[QuestionType], registry.get("question", name).obj)
