@@ -61,6 +61,7 @@ __all__ = [
     "zscore",
 ]
 
+
 # Register every primitive module, including ones not re-exported above.
 def _register_all() -> None:
     import importlib

@@ -2,7 +2,8 @@
 
 These are the glue steps a question's graph needs between richer primitives (the mean of a
 window, the number of days present, the day of the largest value), registered so that every
-number an answer depends on is a recorded primitive call.
+number an answer depends on is a recorded primitive call. They are tagged
+``estimates=False``: unlike the estimators they are well defined on a single day.
 """
 
 from __future__ import annotations
@@ -20,26 +21,43 @@ __all__ = ["count_days", "count_valid", "nan_argext", "nan_stat"]
 Stat = Literal["mean", "median", "sd", "min", "max", "sum"]
 
 
-@primitive(inputs=("values",), output="int", units="days", cost="cheap")
+@primitive(inputs=("values",), output="int", units="days", cost="cheap", estimates=False)
 def count_days(values: ArrayLike) -> int:
-    """Calendar days in the series, present or not."""
+    """Calendar days in the series, present or not.
+
+    Args:
+        values: Daily series (NaN = missing).
+
+    Returns:
+        The series length in days.
+    """
     return int(as_series(values).size)
 
 
-@primitive(inputs=("values",), output="int", units="days", cost="cheap")
+@primitive(inputs=("values",), output="int", units="days", cost="cheap", estimates=False)
 def count_valid(values: ArrayLike) -> int:
-    """Days with a value (non-NaN)."""
+    """Days with a value (non-NaN).
+
+    Args:
+        values: Daily series (NaN = missing).
+
+    Returns:
+        Number of present days.
+    """
     return int(np.isfinite(as_series(values)).sum())
 
 
-@primitive(inputs=("values",), output="float", units="same as input (sd: same; sum: same)", cost="cheap")
+@primitive(inputs=("values",), output="float", units="same as input", cost="cheap", estimates=False)
 def nan_stat(values: ArrayLike, *, stat: Stat = "mean", min_count: int = 1) -> float:
-    """A statistic over the present days; NaN when fewer than ``min_count`` days are present.
+    """A statistic over the present days.
 
     Args:
         values: Daily series (NaN = missing), any units.
         stat: ``mean``, ``median``, ``sd`` (ddof 1), ``min``, ``max`` or ``sum``.
         min_count: Fewest present days for a defined result (≥ 1; ``sd`` needs ≥ 2 anyway).
+
+    Returns:
+        The statistic in input units; NaN when fewer than ``min_count`` days are present.
     """
     check_choice("stat", stat, ("mean", "median", "sd", "min", "max", "sum"))
     check_int("min_count", min_count, 1)
@@ -58,9 +76,17 @@ def nan_stat(values: ArrayLike, *, stat: Stat = "mean", min_count: int = 1) -> f
     return float(x.sum() if stat == "sum" else x.mean())
 
 
-@primitive(inputs=("values",), output="int | None", units="day index", cost="cheap")
+@primitive(inputs=("values",), output="int | None", units="day index", cost="cheap", estimates=False)
 def nan_argext(values: ArrayLike, *, which: Literal["max", "min"] = "max") -> int | None:
-    """Index of the largest (or smallest) present value; first on ties; None if all missing."""
+    """Index of the largest (or smallest) present value.
+
+    Args:
+        values: Daily series (NaN = missing).
+        which: ``max`` or ``min``.
+
+    Returns:
+        The 0-based day index (first on ties); None if every day is missing.
+    """
     check_choice("which", which, ("max", "min"))
     x = as_series(values)
     if not np.isfinite(x).any():
