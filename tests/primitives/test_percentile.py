@@ -104,3 +104,11 @@ def test_rank_matches_numpy_interp_and_band(steps, value):
     else:
         lo, hi = (int(p[1:]) for p in band.split("-"))
         assert lo <= rank < hi
+
+
+def test_json_string_keys_are_accepted() -> None:
+    # Percentile maps that went through JSON have string keys; they mean the same cuts.
+    cuts = {5: 10.0, 50: 20.0, 95: 30.0}
+    as_json = {str(k): v for k, v in cuts.items()}
+    assert percentile_band(25.0, as_json) == percentile_band(25.0, cuts) == "P50-P95"
+    assert percentile_rank(15.0, as_json) == percentile_rank(15.0, cuts) == 27.5

@@ -10,22 +10,31 @@ import bisect
 import math
 import numbers
 from collections.abc import Mapping
+from typing import Any
 
 from wearbench.primitives._registry import primitive
 
 __all__ = ["percentile_band", "percentile_rank"]
 
 
+def _int_keys(percentiles: Mapping[Any, float]) -> dict[Any, float]:
+    """Decimal-string keys (as JSON round trips produce, e.g. ``"5"``) become ints."""
+    return {int(k) if isinstance(k, str) and k.isdecimal() else k: v for k, v in percentiles.items()}
+
+
 def _cuts(percentiles: Mapping[int, float]) -> tuple[list[int], list[float]]:
     """Validated (percentiles ascending, cut values) lists.
+
+    Keys are integer percentiles; decimal strings such as ``"5"`` (from JSON) are accepted.
 
     Raises:
         ValueError: If empty, a key is not an int in [0, 100], a cut is not finite, or cuts decrease.
     """
     if not percentiles:
         raise ValueError("percentiles must not be empty")
+    percentiles = _int_keys(percentiles)
     for p, v in percentiles.items():
-        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= p <= 100:
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not 0 <= int(p) <= 100:
             raise ValueError(f"percentile keys must be integers in [0, 100], got {p!r}")
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
             raise ValueError(f"percentile P{p} must be a finite number, got {v!r}")
