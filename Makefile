@@ -32,6 +32,7 @@ test: lint
 
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/synth.py
+	$(BIN)/python benchmarks/build.py
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache

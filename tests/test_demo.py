@@ -9,7 +9,14 @@ def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
     first = run_demo(tmp_path / "a", n_users=12, n_days=150, seed=3, reference_users=200)
     second = run_demo(tmp_path / "b", n_users=12, n_days=150, seed=3, reference_users=200)
     names = sorted(p.name for p in (tmp_path / "a").iterdir() if p.is_file())
-    assert {"report.html", "report.md", "describe.json", "describe.txt", "planted_audit.json"} <= set(names)
+    assert {
+        "report.html",
+        "report.md",
+        "describe.json",
+        "describe.txt",
+        "planted_audit.json",
+        "bench_summary.json",
+    } <= set(names)
     assert len(first.figures) == 5
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
@@ -19,3 +26,20 @@ def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
     assert "Planted couplings" in html
     assert len(first.audit.couplings) > 0
     assert any("validation: ok" in line for line in first.summary_lines())
+
+
+def test_demo_builds_and_verifies_a_benchmark(tmp_path: Path) -> None:
+    result = run_demo(tmp_path, n_users=12, n_days=150, seed=4, reference_users=200)
+    bench = result.bench
+    assert result.bench_dir == tmp_path / "bench"
+    assert (tmp_path / "bench" / "items.jsonl").is_file()
+    assert bench["n_items"] == sum(bench["by_type"].values()) > 0
+    assert bench["verify"]["failed"] == 0
+    assert bench["verify"]["agreement"] == 1.0
+    assert bench["oracle"]["accuracy"] == 1.0
+    assert 0.0 <= bench["random"]["lo"] <= bench["random"]["hi"] <= 1.0
+    assert "folds" in bench["shortcut_audit"]
+    html = result.report_html.read_text()
+    assert "Benchmark checks and reference solvers" in html
+    assert "shortcut audit" in html
+    assert any(line.startswith("verified ") for line in result.summary_lines())

@@ -120,13 +120,120 @@ def _json_default(obj: Any) -> Any:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo(out: Path, n_users: int, n_days: int, seed: int, quiet: bool) -> None:
-    """Synthesise a small cohort, validate and describe it, and write a report with plots."""
+    """Synthesise a small cohort, validate and describe it, build and verify a benchmark, write a report."""
     from wearbench.report import run_demo
 
     with _progress_bar("demo", _show_progress(quiet)) as progress:
         result = run_demo(out, n_users=n_users, n_days=n_days, seed=seed, progress=progress)
     for line in result.summary_lines():
         click.echo(line)
+
+
+def _type_list(value: str | None) -> list[str] | None:
+    return [t.strip() for t in value.split(",") if t.strip()] if value else None
+
+
+@cli.command()
+@click.option("--cohort", "cohort_dir", type=click.Path(path_type=Path), required=True, help="Cohort folder.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Benchmark folder to write.")
+@click.option("--types", default=None, help="Comma-separated question types (default: all registered).")
+@click.option(
+    "--max-per-type", type=click.IntRange(min=1), default=None, help="Keep at most N items per type."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def build(
+    cohort_dir: Path,
+    out: Path,
+    types: str | None,
+    max_per_type: int | None,
+    seed: int,
+    workers: int,
+    quiet: bool,
+) -> None:
+    """Build a WearableQA-style benchmark from the cohort at COHORT into OUT."""
+    from wearbench.bench import build_benchmark
+    from wearbench.bench._generate import type_names
+
+    names = type_names(_type_list(types))  # unknown names fail here, before any work
+    with _progress_bar("generating users", _show_progress(quiet)) as progress:
+        result = build_benchmark(
+            cohort_dir,
+            out,
+            types=names,
+            max_per_type=max_per_type,
+            seed=seed,
+            workers=workers,
+            progress=progress,
+        )
+    counts = result.stats
+    click.echo(f"wrote {result.n_items} items from {counts['n_users']} users to {out}")
+    click.echo("by type: " + _counts(counts["by_type"]))
+    for label, values in counts["by_label"].items():
+        click.echo(f"{label}: " + _counts(values))
+
+
+def _counts(values: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in values.items()) or "none"
+
+
+@cli.command()
+@click.argument("bench", type=click.Path(path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def verify(bench: Path, quiet: bool) -> None:
+    """Re-derive every answer of BENCH from its graph; exit 1 if any item fails."""
+    from wearbench.bench import verify_benchmark
+
+    with _progress_bar("verifying items", _show_progress(quiet)) as progress:
+        report = verify_benchmark(bench, progress=progress)
+    for item_id, reason in report.failures:
+        click.echo(f"FAILED {item_id}: {reason}")
+    ok = report.n_checked - len(report.failures)
+    click.echo(f"verified {ok}/{report.n_checked} ({report.agreement:.3f})")
+    if report.imported:
+        click.echo(f"{len(report.imported)} item(s) not re-derivable (imported)")
+    if report.failures:
+        sys.exit(1)
+
+
+@cli.command("export-official")
+@click.argument("bench", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON file to write.")
+def export_official_cmd(bench: Path, out: Path) -> None:
+    """Export BENCH to the official WearableQA_raw.json shape (docs/official-format.md)."""
+    from wearbench.interop import export_official
+
+    export_official(bench, out)
+    click.echo(f"wrote {out}")
+
+
+@cli.command("import-official")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for cohort/ and bench/.")
+def import_official_cmd(file: Path, out: Path) -> None:
+    """Import an official-format FILE into OUT/cohort (canonical) and OUT/bench (items)."""
+    from wearbench.interop import import_official
+
+    result = import_official(file, out)
+    click.echo(f"cohort: {result.cohort_dir} ({result.n_users} users)")
+    click.echo(f"bench: {result.bench_dir} ({result.n_items} items, imported: not re-derivable)")
+
+
+@cli.command()
+@click.argument("bench", type=click.Path(path_type=Path))
+@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random solver.")
+def solve(bench: Path, solver: str, seed: int) -> None:
+    """Score a reference solver on BENCH: accuracy with a 95% Wilson interval."""
+    from wearbench.scoring import solve_benchmark
+
+    result = solve_benchmark(bench, "oracle" if solver == "oracle" else "random", seed=seed)
+    click.echo(f"{solver}: accuracy {result.overall}")
+    for name, acc in result.by_type.items():
+        click.echo(f"  {name}: {acc}")
+    if result.n_skipped:
+        click.echo(f"{result.n_skipped} imported item(s) skipped (no graph to replay)")
 
 
 @cli.command("list")

@@ -29,7 +29,9 @@ def test_type_yields_items_that_verify(built: Path, name: str) -> None:
         assert tuple(item.options) == LETTERS
         assert len(set(item.options.values())) == 10
         assert item.answer in LETTERS
-        assert {k: getattr(item, k) for k in ("reasoning", "signals", "grounding", "dependency")} == qt.labels.to_dict()
+        assert {
+            k: getattr(item, k) for k in ("reasoning", "signals", "grounding", "dependency")
+        } == qt.labels.to_dict()
         assert item.question.strip()
 
 
@@ -45,4 +47,5 @@ def test_type_metadata(name: str) -> None:
     assert qt.name == name
     assert qt.version >= 1
     assert qt.__doc__
-    assert (qt.make.__doc__ or "") and qt.check.__doc__
+    assert qt.make.__doc__
+    assert qt.check.__doc__

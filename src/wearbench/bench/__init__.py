@@ -6,9 +6,10 @@ from wearbench.bench._datasheet import OFFICIAL_COUNTS
 from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import stable_rng
 from wearbench.bench._solvers import oracle_answers, random_answers
-from wearbench.bench._verify import VerifyReport, judge_options, verify_benchmark
+from wearbench.bench._verify import IMPORTED_REF, VerifyReport, is_imported, judge_options, verify_benchmark
 
 __all__ = [
+    "IMPORTED_REF",
     "MAX_FDR",
     "OFFICIAL_COUNTS",
     "BuildResult",
@@ -16,6 +17,7 @@ __all__ = [
     "LocalExecutor",
     "VerifyReport",
     "build_benchmark",
+    "is_imported",
     "judge_options",
     "load_context",
     "oracle_answers",

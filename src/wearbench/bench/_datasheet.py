@@ -83,4 +83,19 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         lines.append("|---|---|---|---|")
         for fam, v in s["null_fdr"].items():
             lines.append(f"| {fam} | {v['null']:.3f} | {v['observed']:.3f} | {v['fdr']:.3f} |")
+    if "shortcut_audit" in s:
+        lines += _shortcut_lines(s["shortcut_audit"])
     return "\n".join(lines) + "\n"
+
+
+def _shortcut_lines(audit: Mapping[str, Any]) -> list[str]:
+    """Datasheet section of the text-only shortcut audit (chance is 10%)."""
+    lines = ["", "## Shortcut audit (text-only logistic regression, folds by user; chance 10%)", ""]
+    if not audit["folds"]:
+        return [*lines, "- not run: fewer than two users"]
+    lines += ["| type | accuracy | 95% CI | items | largest weights |", "|---|---|---|---|---|"]
+    for name, a in [*audit["by_type"].items(), ("all", audit["overall"])]:
+        top = ", ".join(f"{f} {w:+.2f}" for f, w in audit["weights"].get(name, {}).items())
+        acc = f"{a['accuracy']:.3f} | {a['lo']:.3f}–{a['hi']:.3f}" if a["n"] else "– | –"
+        lines.append(f"| {name} | {acc} | {a['n']:,} | {top} |")
+    return lines

@@ -12,7 +12,15 @@ from wearbench._errors import WearbenchError
 from wearbench.bench._artifact import load_context, read_items
 from wearbench.questions import Item, UserContext, question_type, run_graph
 
-__all__ = ["VerifyReport", "judge_options", "verify_benchmark"]
+__all__ = ["IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"]
+
+#: ``grounding_ref`` of items imported from an official release: they carry no graph.
+IMPORTED_REF = "official"
+
+
+def is_imported(item: Item) -> bool:
+    """Whether ``item`` was imported without a computation graph (not re-derivable)."""
+    return not item.graph and item.grounding_ref == IMPORTED_REF
 
 
 @dataclass(frozen=True)
@@ -22,15 +30,22 @@ class VerifyReport:
     Attributes:
         n_items: Items checked.
         failures: ``(item id, reason)`` for every item that did not re-derive.
+        imported: Ids of imported items without a graph (not re-derivable, not failures).
     """
 
     n_items: int
     failures: tuple[tuple[str, str], ...]
+    imported: tuple[str, ...] = ()
+
+    @property
+    def n_checked(self) -> int:
+        """Items with a graph, i.e. re-derivable ones."""
+        return self.n_items - len(self.imported)
 
     @property
     def agreement(self) -> float:
-        """Share of items that re-derived (1.0 for an empty benchmark)."""
-        return 1.0 - len(self.failures) / self.n_items if self.n_items else 1.0
+        """Share of re-derivable items that re-derived (1.0 when there are none)."""
+        return 1.0 - len(self.failures) / self.n_checked if self.n_checked else 1.0
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -73,13 +88,16 @@ def verify_benchmark(bench: str | Path, progress: Callable[[int, int], None] | N
     """Re-execute every item's graph on its stored context and check answer, uniqueness and labels."""
     items = read_items(Path(bench))
     contexts: dict[str, UserContext] = {}
-    failures = []
+    failures: list[tuple[str, str]] = []
+    imported: list[str] = []
     for n, item in enumerate(items, start=1):
-        if item.user_id not in contexts:
+        if is_imported(item):
+            imported.append(item.id)
+        elif item.user_id not in contexts:
             contexts[item.user_id] = load_context(Path(bench), item.user_id)
-        reason = _verify_item(item, contexts[item.user_id])
+        reason = None if is_imported(item) else _verify_item(item, contexts[item.user_id])
         if reason:
             failures.append((item.id, reason))
         if progress:
             progress(n, len(items))
-    return VerifyReport(len(items), tuple(failures))
+    return VerifyReport(len(items), tuple(failures), tuple(imported))

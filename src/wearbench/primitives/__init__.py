@@ -14,6 +14,7 @@ Example:
 from wearbench.primitives._aggregate import PeriodTable, WeekSplit, period_aggregate, weekday_weekend
 from wearbench.primitives._baselines import MAD_TO_SD, Baseline, robust_zscore, rolling_baseline, zscore
 from wearbench.primitives._blood import Flag, homa_ir, threshold_flags
+from wearbench.primitives._conditional import ConditionalEffect, conditional_mean_difference
 from wearbench.primitives._correlation import LagCorrelation, PairWinner, argmax_pair, lagged_correlation
 from wearbench.primitives._cutoffs import FLAG_BIOMARKERS
 from wearbench.primitives._excursions import Run, excursion_count, excursions, recovery_time
@@ -21,26 +22,31 @@ from wearbench.primitives._percentile import percentile_band, percentile_rank
 from wearbench.primitives._reduce import count_days, count_valid, nan_argext, nan_stat
 from wearbench.primitives._registry import primitive
 from wearbench.primitives._resample import bootstrap_days, bootstrap_indices, leave_one_day_out
+from wearbench.primitives._strain import Shift, focus_shift, sustained_level
 from wearbench.primitives._trend import Slope, ols_slope, theil_sen_slope, window_change
 
 __all__ = [
     "FLAG_BIOMARKERS",
     "MAD_TO_SD",
     "Baseline",
+    "ConditionalEffect",
     "Flag",
     "LagCorrelation",
     "PairWinner",
     "PeriodTable",
     "Run",
+    "Shift",
     "Slope",
     "WeekSplit",
     "argmax_pair",
     "bootstrap_days",
     "bootstrap_indices",
+    "conditional_mean_difference",
     "count_days",
     "count_valid",
     "excursion_count",
     "excursions",
+    "focus_shift",
     "homa_ir",
     "lagged_correlation",
     "leave_one_day_out",
@@ -54,6 +60,7 @@ __all__ = [
     "recovery_time",
     "robust_zscore",
     "rolling_baseline",
+    "sustained_level",
     "theil_sen_slope",
     "threshold_flags",
     "weekday_weekend",

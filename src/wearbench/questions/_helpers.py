@@ -18,7 +18,7 @@ def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
     """Raise :class:`Drop` unless at least ``min_share`` of ``values`` are present."""
     share = float(np.isfinite(values).mean()) if values.size else 0.0
     if share < min_share:
-        raise Drop(f"too few days present in the window (< {min_share:.0%} of {what})")
+        raise Drop(f"too few days present for the question ({what})")
 
 
 def magnitude_edges(pool_values: np.ndarray, n_bins: int) -> list[float]:

@@ -1,10 +1,10 @@
-"""`wearbench demo`: synthesise → save → validate → describe → audit → report with plots."""
+"""`wearbench demo`: synthesise → validate → describe → audit → build a benchmark → report."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from wearbench.cohort import (
     validate_cohort,
 )
 from wearbench.primitives import rolling_baseline
+from wearbench.report._bench import bench_summary
 from wearbench.report._html import write_html_report, write_markdown_report
 from wearbench.report._plots import (
     plot_correlations,
@@ -50,6 +51,8 @@ class DemoResult:
         audit: Planted-structure audit.
         n_users: Users in the cohort.
         n_days: Days per user.
+        bench_dir: The benchmark built from the cohort.
+        bench: Benchmark summary: counts, verification, oracle/random accuracy, shortcut audit.
     """
 
     out: Path
@@ -61,6 +64,8 @@ class DemoResult:
     audit: PlantedAudit
     n_users: int
     n_days: int
+    bench_dir: Path | None = None
+    bench: Mapping[str, Any] = field(default_factory=dict)
 
     def summary_lines(self) -> list[str]:
         """Human summary, one line per fact."""
@@ -72,6 +77,7 @@ class DemoResult:
             f"of {len(self.audit.couplings)}",
             f"planted illness episodes detected (RHR >= {self.audit.k} SD): "
             f"{self.audit.episode_detection_rate:.0%} of {len(self.audit.episodes)}",
+            *_bench_lines(self.bench_dir, self.bench),
             f"report: {self.report_html}",
             f"        {self.report_md}",
         ]
@@ -100,15 +106,12 @@ def run_demo(
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    steps = 5
+    steps = 6
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"
     synth(n_users, n_days, seed, out=cohort_dir, reference_users=reference_users)
     tick(1, steps)
-    report = validate_cohort(cohort_dir)
-    if not report.ok:
-        raise WearbenchError("demo cohort failed validation:\n" + "\n".join(report.lines()))
-    cohort = load_cohort(cohort_dir)
+    cohort = _load_valid(cohort_dir)
     desc = describe_cohort(cohort)
     _write_json(out / "describe.json", desc)
     (out / "describe.txt").write_text(render_describe(desc) + "\n", encoding="utf-8")
@@ -118,12 +121,38 @@ def run_demo(
     tick(3, steps)
     figures = _figures(cohort, desc, audit, out)
     tick(4, steps)
+    bench = bench_summary(cohort_dir, out / "bench", seed)
+    _write_json(out / "bench_summary.json", bench)
+    tick(5, steps)
     content_hash = str(read_manifest(cohort_dir)["content_hash"])
-    context = {"desc": desc, "audit": audit, "content_hash": content_hash, "seed": seed}
+    context = {"desc": desc, "audit": audit, "content_hash": content_hash, "seed": seed, "bench": bench}
     html = write_html_report(out / "report.html", context, figures)
     md = write_markdown_report(out / "report.md", context, figures)
-    tick(5, steps)
-    return DemoResult(out, cohort_dir, content_hash, figures, html, md, audit, n_users, n_days)
+    tick(6, steps)
+    return DemoResult(
+        out, cohort_dir, content_hash, figures, html, md, audit, n_users, n_days, out / "bench", bench
+    )
+
+
+def _load_valid(cohort_dir: Path) -> Cohort:
+    report = validate_cohort(cohort_dir)
+    if not report.ok:
+        raise WearbenchError("demo cohort failed validation:\n" + "\n".join(report.lines()))
+    return load_cohort(cohort_dir)
+
+
+def _bench_lines(bench_dir: Path | None, s: Mapping[str, Any]) -> list[str]:
+    if not s:
+        return []
+    v, audit = s["verify"], s["shortcut_audit"]["overall"]
+    fmt = "{accuracy:.3f} [{lo:.3f}-{hi:.3f}]".format
+    return [
+        f"benchmark: {bench_dir} ({s['n_items']} items from {s['n_users']} users)",
+        f"verified {v['checked'] - v['failed']}/{v['checked']} ({v['agreement']:.3f}); "
+        f"oracle {fmt(**s['oracle'])}; random {fmt(**s['random'])}",
+        "shortcut audit (text only, chance 0.100): "
+        + (fmt(**audit) if audit["n"] and s["shortcut_audit"]["folds"] else "not run"),
+    ]
 
 
 def _write_json(path: Path, data: Any) -> None:

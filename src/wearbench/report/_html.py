@@ -12,6 +12,7 @@ from typing import Any
 from wearbench._version import __version__
 from wearbench.audit import PlantedAudit
 from wearbench.cohort import METRICS, published_table_rows
+from wearbench.report._bench import bench_tables
 
 __all__ = ["report_tables", "write_html_report", "write_markdown_report"]
 
@@ -81,7 +82,8 @@ def _published_table(desc: Mapping[str, Any]) -> Table:
 def report_tables(context: Mapping[str, Any]) -> list[Table]:
     """The report's tables as ``(title, header, rows)``."""
     desc, audit = context["desc"], context["audit"]
-    return [_metric_table(desc), _published_table(desc), _coupling_table(audit), _episode_table(audit)]
+    tables = [_metric_table(desc), _published_table(desc), _coupling_table(audit), _episode_table(audit)]
+    return tables + (bench_tables(context["bench"]) if context.get("bench") else [])
 
 
 def _intro(context: Mapping[str, Any]) -> tuple[str, str]:

@@ -1,0 +1,70 @@
+"""Build time of a WearableQA-style benchmark against cohort size, with every registered type.
+
+For 50, 100, 200 and 400 users x 500 days, a synthetic cohort is written (untimed), then
+``build_benchmark`` runs with all registered question types and every gate (null test, shortcut
+audit included) on ``workers=2``; each size runs in its own subprocess. Printed: items, seconds,
+questions per second, and the scaling exponent in users (slope of log time against log users;
+1.0 = linear).
+
+Run: ``python benchmarks/build.py`` (or ``make bench``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+USERS = (50, 100, 200, 400)
+DAYS = 500
+WORKERS = 2
+
+
+def worker(n_users: int) -> dict[str, float]:
+    import wearbench
+    from wearbench.bench import build_benchmark
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cohort = Path(tmp) / "cohort"
+        wearbench.synth(n_users, DAYS, seed=0, reference_users=1000, out=cohort)
+        t0 = time.perf_counter()
+        result = build_benchmark(cohort, Path(tmp) / "bench", seed=0, workers=WORKERS)
+        seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "items": float(result.n_items), "types": float(len(result.manifest["types"]))}
+
+
+def run(n_users: int) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--worker", str(n_users)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y against log x."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
+
+
+def main() -> None:
+    times = []
+    for n_users in USERS:
+        r = run(n_users)
+        times.append(r["seconds"])
+        print(
+            f"build {n_users:>4} users x {DAYS} days ({int(r['types'])} types, workers={WORKERS}): "
+            f"{r['seconds']:7.2f} s  {int(r['items']):>6} items  {r['items'] / r['seconds']:8.1f} questions/s"
+        )
+    print(f"scaling exponent in users (slope of log time vs log users): {slope(list(USERS), times):.2f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        print(json.dumps(worker(int(sys.argv[2]))))
+    else:
+        main()

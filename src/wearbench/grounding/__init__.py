@@ -1,0 +1,142 @@
+"""Grounding: literature cards and population patterns with statistical gates (WearableQA §3.3)."""
+
+# --- literature cards (grounding/_cards.py) ---
+from wearbench.grounding._cards import (
+    Card,
+    CardError,
+    Study,
+    card,
+    cards_markdown,
+    load_card_file,
+    load_cards,
+    load_cards_from,
+)
+
+__all__ = [
+    "Card",
+    "CardError",
+    "Study",
+    "card",
+    "cards_markdown",
+    "load_card_file",
+    "load_cards",
+    "load_cards_from",
+]
+# --- end literature cards ---
+
+# --- population gates (grounding/_gates.py and the other private modules but _cards.py) ---
+from wearbench.grounding._concordance import (
+    BIN_DEAD_BAND,
+    POLARITY,
+    R_EDGES,
+    concordance_gates,
+    concordance_label,
+    concordance_pass_batch,
+)
+from wearbench.grounding._conditional import (
+    CUT_STABILITY,
+    EFFECT_DEAD_BAND,
+    EFFECT_EDGES,
+    conditional_gates,
+    conditional_label,
+    conditional_pass_batch,
+    conditional_prefilter,
+)
+from wearbench.grounding._coupling import (
+    BOOT_MIN_OVERLAP,
+    MAX_LAG,
+    CouplingOutcome,
+    coupling_gates,
+    coupling_pass_batch,
+    effect_prefilter,
+    strongest_gates,
+)
+from wearbench.grounding._families import coupling_null, family_null, window_stacks
+from wearbench.grounding._gates import (
+    BASELINE_WINDOWS,
+    HALF_MIN_OVERLAP,
+    MARGIN_DEAD_BAND,
+    MAX_FDR,
+    MIN_ABS_R,
+    MIN_MARGIN,
+    MIN_REPRODUCE,
+    N_RESAMPLES,
+    R_DEAD_BAND,
+    GateResult,
+    NullResult,
+    bootstrap_gate,
+    combine,
+    derangement,
+    effect_size_gate,
+    lodo_gate,
+    margin_gate,
+    null_test,
+    stability_gate,
+)
+from wearbench.grounding._kernels import (
+    best_lag_index,
+    bootstrap_weights,
+    lag_corr_counts,
+    lodo_lag_corr,
+    lodo_weights,
+    weighted_lag_corr,
+    weighted_mean,
+)
+from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, Pair, pair_by_name
+
+__all__ += [
+    "BASELINE_WINDOWS",
+    "BIN_DEAD_BAND",
+    "BOOT_MIN_OVERLAP",
+    "CUT_STABILITY",
+    "DEFINITIONAL_PAIRS",
+    "EFFECT_DEAD_BAND",
+    "EFFECT_EDGES",
+    "EMPIRICAL_PAIRS",
+    "HALF_MIN_OVERLAP",
+    "MARGIN_DEAD_BAND",
+    "MAX_FDR",
+    "MAX_LAG",
+    "MIN_ABS_R",
+    "MIN_MARGIN",
+    "MIN_REPRODUCE",
+    "N_RESAMPLES",
+    "POLARITY",
+    "R_DEAD_BAND",
+    "R_EDGES",
+    "CouplingOutcome",
+    "GateResult",
+    "NullResult",
+    "Pair",
+    "best_lag_index",
+    "bootstrap_gate",
+    "bootstrap_weights",
+    "combine",
+    "concordance_gates",
+    "concordance_label",
+    "concordance_pass_batch",
+    "conditional_gates",
+    "conditional_label",
+    "conditional_pass_batch",
+    "conditional_prefilter",
+    "coupling_gates",
+    "coupling_null",
+    "coupling_pass_batch",
+    "derangement",
+    "effect_prefilter",
+    "effect_size_gate",
+    "family_null",
+    "lag_corr_counts",
+    "lodo_gate",
+    "lodo_lag_corr",
+    "lodo_weights",
+    "margin_gate",
+    "null_test",
+    "pair_by_name",
+    "stability_gate",
+    "strongest_gates",
+    "weighted_lag_corr",
+    "weighted_mean",
+    "window_stacks",
+]
+# --- end population gates ---

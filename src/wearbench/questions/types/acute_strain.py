@@ -1,0 +1,347 @@
+"""Acute strain / illness pattern over the last days of a window (health · cross · window).
+
+Literature card ``rhr_elevation_acute_illness`` (with ``hrv_decline_acute_illness`` and
+``activity_drop_sleep_rise_acute_illness``). The *focus* is the last :data:`FOCUS_DAYS` days of
+the 28-day window. Evidence, all from recorded primitive calls:
+
+- ``rhr_high`` / ``rhr_low``: the level resting HR holds on two consecutive focus days, in SD
+  units of the user's trailing 28-day mean and SD (``zscore`` then ``sustained_level``). Resting
+  HR is *elevated* when ``rhr_high`` ≥ 1.5 and *below baseline* when ``rhr_low`` ≤ −1.5.
+- ``z_<metric>`` for every co-signal (HRV, sleep minutes, steps, exercise minutes, stress): the
+  focus-day mean against the mean and SD of the 28 days before the focus (``focus_shift``); a
+  co-signal is *up* / *down* at ±1 SD.
+
+The reading (one of ten clinical readings, :data:`READINGS`) follows from rules that are
+mutually exclusive except where two explanations genuinely fit (e.g. HRV down with fewer steps
+*and* shorter sleep); such windows, windows that fit no reading, and windows where moving any
+value across a ±0.25 dead-band around its threshold would change the reading are dropped.
+Windows are chosen around candidate resting-HR rises (the focus starts on the first day of a
+run of elevated days), interleaved with windows whose focus shows a sleep, steps or HRV shift
+and with plain windows every four weeks, so that the readings are not dominated by one class.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from wearbench.primitives import zscore
+from wearbench.questions._context import UserContext
+from wearbench.questions._graph import Graph
+from wearbench.questions._labels import Labels
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+
+FOCUS_DAYS = 3
+BASELINE_DAYS = 28
+#: Resting-HR threshold in personal SD units (WearableQA: 1.5 SD above the 28-day mean).
+K_RHR = 1.5
+#: Co-signal threshold in SD units.
+T_CO = 1.0
+#: Half-width of the dead-band around every threshold.
+BAND = 0.25
+#: Illness index threshold (mean illness-direction shift of HRV, sleep and steps, SD units).
+T_ILL = 0.5
+#: Dead-band around :data:`T_ILL`.
+BAND_ILL = 0.15
+COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
+
+
+@dataclass(frozen=True)
+class State:
+    """Numbers a reading is decided on: sustained RHR scores and co-signal shifts (SD units)."""
+
+    high: float
+    low: float
+    z: Mapping[str, float]
+
+    def up(self, m: str) -> bool:
+        """Co-signal ``m`` at least :data:`T_CO` SD above its baseline."""
+        return self.z[m] >= T_CO
+
+    def down(self, m: str) -> bool:
+        """Co-signal ``m`` at least :data:`T_CO` SD below its baseline."""
+        return self.z[m] <= -T_CO
+
+    def flat(self, *ms: str) -> bool:
+        """Every named co-signal (all of them when none named) within ±:data:`T_CO` SD."""
+        return all(abs(self.z[m]) < T_CO for m in (ms or tuple(self.z)))
+
+    @property
+    def illness_index(self) -> float:
+        """Mean of the illness-direction shifts: (−HRV + sleep − steps) / 3, in SD units."""
+        return (-self.z["hrv"] + self.z["sleep_minutes"] - self.z["steps"]) / 3.0
+
+    def illness_like(self) -> bool:
+        """Illness index ≥ :data:`T_ILL`, with HRV and exercise not up."""
+        return self.illness_index >= T_ILL and not self.up("hrv") and not self.up("exercise_minutes")
+
+    @property
+    def elevated(self) -> bool:
+        """Resting HR ≥ :data:`K_RHR` SD above baseline on two consecutive focus days."""
+        return self.high >= K_RHR
+
+    @property
+    def below(self) -> bool:
+        """Resting HR ≤ −:data:`K_RHR` SD on two consecutive focus days."""
+        return self.low <= -K_RHR
+
+
+Rule = Callable[[State], bool]
+
+READINGS: dict[str, tuple[str, Rule]] = {
+    "illness": (
+        "Pattern consistent with acute illness or infection onset (resting HR up; HRV down, more sleep "
+        "and fewer steps on balance)",
+        lambda s: s.elevated and s.illness_like(),
+    ),
+    "overreaching": (
+        "Overreaching from an increased training load (resting HR up with more exercise)",
+        lambda s: s.elevated and s.up("exercise_minutes") and not s.up("sleep_minutes"),
+    ),
+    "sleep_loss": (
+        "Strain from sleep loss (resting HR up after shorter sleep)",
+        lambda s: (
+            s.elevated and s.down("sleep_minutes") and not s.up("exercise_minutes") and not s.up("stress")
+        ),
+    ),
+    "stress": (
+        "Psychological stress response (resting HR and stress up; sleep and activity unchanged)",
+        lambda s: (
+            s.elevated
+            and s.up("stress")
+            and not s.illness_like()
+            and s.flat("sleep_minutes")
+            and not s.down("steps")
+            and not s.up("exercise_minutes")
+        ),
+    ),
+    "isolated_rhr": (
+        "Isolated resting-HR rise with no supporting co-signal (possible measurement artefact)",
+        lambda s: s.elevated and s.flat() and not s.illness_like(),
+    ),
+    "fitness": (
+        "Consistent with improved fitness (resting HR sustained below baseline)",
+        lambda s: not s.elevated and s.below,
+    ),
+    "no_deviation": (
+        "No deviation from baseline",
+        lambda s: not s.elevated and not s.below and s.flat(),
+    ),
+    "poor_sleep_only": (
+        "Poor sleep only (shorter sleep; resting HR within baseline)",
+        lambda s: (
+            not s.elevated
+            and not s.below
+            and s.down("sleep_minutes")
+            and s.flat("hrv", "steps", "exercise_minutes", "stress")
+        ),
+    ),
+    "reduced_activity_only": (
+        "Reduced activity only (fewer steps; resting HR within baseline)",
+        lambda s: (
+            not s.elevated
+            and not s.below
+            and s.down("steps")
+            and s.flat("hrv", "sleep_minutes", "stress")
+            and not s.up("exercise_minutes")
+        ),
+    ),
+    "hrv_only": (
+        "HRV suppressed without a resting-HR rise",
+        lambda s: (
+            not s.elevated
+            and not s.below
+            and s.down("hrv")
+            and s.flat("sleep_minutes", "steps", "exercise_minutes", "stress")
+        ),
+    ),
+}
+
+
+def strain_graph(ctx: UserContext, end: int, cosignals: Sequence[str]) -> Graph:
+    """Record the evidence: sustained resting-HR levels and focus-vs-baseline co-signal shifts."""
+    g = Graph(ctx, str(ctx.dates[end]))
+    span = BASELINE_DAYS + FOCUS_DAYS
+    z = g.call("zscore", g.series("resting_hr", span), window=BASELINE_DAYS, min_count=14)
+    for key, direction in (("rhr_high", "above"), ("rhr_low", "below")):
+        g.output(key, g.call("sustained_level", z, run_days=2, tail=FOCUS_DAYS, direction=direction))
+    for m in cosignals:
+        shift = g.call(
+            "focus_shift",
+            g.series(m, span),
+            focus_days=FOCUS_DAYS,
+            baseline_days=BASELINE_DAYS,
+            min_focus=2,
+            min_baseline=14,
+        )
+        g.output(f"z_{m}", shift["z"])
+    return g
+
+
+def state_of(evidence: Mapping[str, Any], cosignals: Sequence[str]) -> State | None:
+    """The :class:`State` the evidence describes, or None where a number is undefined."""
+    values = [evidence["rhr_high"], evidence["rhr_low"], *(evidence[f"z_{m}"] for m in cosignals)]
+    if any(v is None for v in values):
+        return None
+    high, low, *z = (float(v) for v in values)
+    return State(high, low, dict(zip(cosignals, z, strict=True)))
+
+
+def reading_of(state: State, readings: Mapping[str, tuple[str, Rule]]) -> str | None:
+    """The single reading whose rule holds, or None when none or several hold."""
+    hits = [name for name, (_, rule) in readings.items() if rule(state)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _variants(state: State) -> list[State]:
+    """``state`` with every value inside a dead-band pushed to either side of its threshold."""
+    near: list[tuple[str, float]] = []
+    for key, value, edges in [("high", state.high, (K_RHR,)), ("low", state.low, (-K_RHR,))] + [
+        (m, v, (T_CO, -T_CO)) for m, v in state.z.items()
+    ]:
+        near += [(key, e) for e in edges if abs(value - e) < BAND]
+    out = []
+    for sides in itertools.product((-1.0, 1.0), repeat=len(near)):
+        high, low, z = state.high, state.low, dict(state.z)
+        for (key, edge), side in zip(near, sides, strict=True):
+            pushed = edge + side * BAND
+            if key == "high":
+                high = pushed
+            elif key == "low":
+                low = pushed
+            else:
+                z[key] = pushed
+        out.append(replace(state, high=high, low=low, z=z))
+    return out
+
+
+def robust_reading(state: State, readings: Mapping[str, tuple[str, Rule]], index_band: bool = True) -> str:
+    """The reading, required to be unique and unchanged across the dead-band.
+
+    ``index_band`` also requires the illness index to lie outside its dead-band (for readings
+    that use :meth:`State.illness_like`).
+
+    Raises:
+        Drop: When no reading or several fit, or a near-threshold value decides it.
+    """
+    nominal = reading_of(state, readings)
+    if nominal is None:
+        raise Drop("no single reading fits the co-signals")
+    if any(reading_of(v, readings) != nominal for v in _variants(state)):
+        raise Drop("a value lies within the dead-band of a threshold")
+    if index_band and state.elevated and abs(state.illness_index - T_ILL) < BAND_ILL:
+        raise Drop("illness index within the dead-band of its threshold")
+    return nominal
+
+
+def _run_ends(hit: np.ndarray, min_history: int, last: int) -> list[int]:
+    """End indices putting the first day of every run of ≥ 2 ``hit`` days first in the focus."""
+    starts = np.flatnonzero(hit[:-1] & hit[1:] & ~np.concatenate([[False], hit[:-2]]))
+    ends = {int(s) + FOCUS_DAYS - 1 for s in starts}
+    return sorted((e for e in ends if min_history - 1 <= e <= last), reverse=True)
+
+
+def _cosignal_ends(ctx: UserContext, min_history: int, last: int) -> list[int]:
+    """Ends whose focus-day mean of a co-signal's daily z-score is at least :data:`T_CO` off."""
+    found: set[int] = set()
+    for m in ("sleep_minutes", "steps", "hrv"):
+        z = zscore(ctx.metrics[m], window=BASELINE_DAYS, min_count=14)
+        mean = np.convolve(np.nan_to_num(z, nan=0.0), np.ones(FOCUS_DAYS) / FOCUS_DAYS, mode="valid")
+        found |= {int(i) + FOCUS_DAYS - 1 for i in np.flatnonzero(np.abs(mean) >= T_CO)}
+    return sorted((e for e in found if min_history - 1 <= e <= last), reverse=True)
+
+
+def _thin(ends: list[int], gap: int) -> list[int]:
+    """Keep ends (latest first) at least ``gap`` days from every end already kept."""
+    kept: list[int] = []
+    for e in ends:
+        if all(abs(e - k) >= gap for k in kept):
+            kept.append(e)
+    return kept
+
+
+def candidate_ends(ctx: UserContext, min_history: int, step: int = 28, quiet: bool = True) -> list[int]:
+    """Candidate window ends: resting-HR rises interleaved with other ends (latest first).
+
+    A rise is two or more consecutive days with z ≥ :data:`K_RHR`; its end puts the rise's
+    first day first in the focus. With ``quiet``, other ends follow each rise in turn: focus
+    periods where sleep, steps or HRV are off their baseline (14 days apart), then plain ends
+    every ``step`` days, each a week away from the ends before it. Selection only: the answer is
+    computed in the item's graph.
+    """
+    z = np.nan_to_num(zscore(ctx.metrics["resting_hr"], window=BASELINE_DAYS, min_count=14), nan=0.0)
+    last = ctx.n_days - 1
+    rises = _run_ends(z >= K_RHR, min_history, last)
+    if not quiet:
+        return rises
+    off = [e for e in _thin(_cosignal_ends(ctx, min_history, last), 14) if _apart(e, rises)]
+    plain = [e for e in range(last, min_history - 2, -step) if _apart(e, rises + off)]
+    return [e for group in itertools.zip_longest(rises, off, plain) for e in group if e is not None]
+
+
+def _apart(end: int, others: list[int], gap: int = 7) -> bool:
+    return all(abs(end - o) >= gap for o in others)
+
+
+def cosignal_phrase(cosignals: Sequence[str]) -> str:
+    """Readable list of co-signal names."""
+    names = ["HRV" if m == "hrv" else m.replace("_", " ") for m in cosignals]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@question()
+class AcuteStrain(QuestionType):
+    """Acute strain / illness reading of the last three days of a window.
+
+    Evidence: two-consecutive-day resting-HR z-scores (trailing 28-day personal baseline) and the
+    shift of HRV, sleep, steps, exercise and stress over the focus days (SD units of the 28 days
+    before). Options: ten clinical readings; exactly one follows from the rules.
+    """
+
+    name = "acute_strain"
+    version = 1
+    labels = Labels("health", "cross", "literature", "window")
+    max_per_user = 3
+    min_history = BASELINE_DAYS + FOCUS_DAYS
+
+    def end_dates(self, ctx: UserContext) -> list[int]:
+        """Ends around candidate resting-HR rises, interleaved with quiet ends (latest first)."""
+        return candidate_ends(ctx, self.min_history)
+
+    def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
+        """Build the reading question for the window ending at ``end``."""
+        g = strain_graph(ctx, end, COSIGNALS)
+        state = state_of(g.evidence(), COSIGNALS)
+        if state is None:
+            raise Drop("too few days present for the personal baselines")
+        answer = robust_reading(state, READINGS)
+        options = [Option(text, {"reading": key}) for key, (text, _) in READINGS.items()]
+        correct = next(o for o in options if o.claim["reading"] == answer)
+        stem = (
+            f"Consider the last {FOCUS_DAYS} days of the 28-day window ending {g.end_date}. Judge this "
+            "user's resting heart rate day by day against their own trailing 28-day mean and SD "
+            f"(elevated: at least two consecutive days ≥ {K_RHR} SD above), and the "
+            f"{cosignal_phrase(COSIGNALS)} of those days against the 28 days before them "
+            f"(a change of at least {T_CO:g} SD counts; HRV down, more sleep and fewer steps count "
+            f"'on balance' when their mean shift in that direction is at least {T_ILL:g} SD). "
+            "Which reading does the evidence support?"
+        )
+        ref = "exercise_lowers_rhr" if answer == "fitness" else "rhr_elevation_acute_illness"
+        return Draft(
+            stem,
+            correct,
+            tuple(o for o in options if o is not correct),
+            g,
+            ("resting_hr", *COSIGNALS),
+            grounding_ref=ref,
+        )
+
+    @staticmethod
+    def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
+        """The claimed reading is the single one whose rule holds for the evidence."""
+        state = state_of(evidence, COSIGNALS)
+        return state is not None and reading_of(state, READINGS) == claim["reading"]

@@ -1,0 +1,147 @@
+"""Which calendar month of the long history had the highest or lowest mean (data · single · history).
+
+Evidence: :func:`period_aggregate` of the metric over the shown history (up to 500 days) into
+calendar months, each month's mean over its present days and defined only with at least
+``MIN_DAYS`` present days; :func:`nan_argext` picks the highest (or lowest) defined month.
+
+Options are ten defined months: the answer, the runner-up and the next-ranked months, each
+with one adjacent month (the "adjacent period" distractors), filled with other months at
+random.
+
+Dead-bands (drop, never approximate): the winner must beat the runner-up by ``MARGIN`` daily
+SDs of the metric over the history (no answer hinges on a near-tie), and at least ten months
+must be defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from wearbench.cohort import metric as metric_spec
+from wearbench.questions._context import UserContext
+from wearbench.questions._graph import Graph
+from wearbench.questions._labels import Labels
+from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Option, QuestionType, question
+
+METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "sleep_efficiency", "stress", "active_kcal")
+#: Fewest present days for a month to count.
+MIN_DAYS = 20
+#: Smallest lead of the winner over the runner-up, in daily SDs of the metric.
+MARGIN = 0.15
+N_OPTIONS = 10
+#: Top-ranked periods that each bring one adjacent period as a distractor.
+ANCHORS = 4
+#: Shortest history (days) the question is asked on.
+MIN_HISTORY = 300
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def metric_phrase(metric: str) -> str:
+    """``"resting heart rate (bpm)"``: the metric's description and unit."""
+    spec = metric_spec(metric)
+    return f"{spec.description} ({spec.unit})"
+
+
+def month_text(label: str) -> str:
+    """``"2024-03"`` → ``"March 2024"``."""
+    year, month = label.split("-")
+    return f"{_MONTHS[int(month) - 1]} {year}"
+
+
+def pick_periods(ranked: list[int], rng: np.random.Generator) -> list[int]:
+    """Period indices for the options: answer first, then the distractors.
+
+    The top ``ANCHORS`` periods (answer, runner-up, next ranks) each come with one adjacent
+    period (random side), and other periods fill the rest, so every option sits in an adjacent
+    pair and the layout alone does not give the answer away.
+
+    Args:
+        ranked: Defined period indices from best to worst (answer first); at least
+            :data:`N_OPTIONS` of them.
+        rng: Seeded generator for the sides and the random fill.
+
+    Returns:
+        :data:`N_OPTIONS` distinct indices from ``ranked``; the first is ``ranked[0]``.
+    """
+    valid = set(ranked)
+    chosen: list[int] = []
+    for anchor in ranked[:ANCHORS]:
+        if anchor not in chosen:
+            chosen.append(anchor)
+        side = int(rng.choice((-1, 1)))
+        for near in (anchor + side, anchor - side):
+            if near in valid and near not in chosen:
+                chosen.append(near)
+                break
+    rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
+    return chosen + [int(d) for d in rng.permutation(rest)[: N_OPTIONS - len(chosen)]]
+
+
+@question()
+class PeriodComparison(QuestionType):
+    """Which calendar month of the history had the highest (or lowest) mean of a metric."""
+
+    name = "period_comparison"
+    version = 1
+    labels = Labels("data", "single", "literature", "history")
+    min_history = MIN_HISTORY
+    max_per_user = 2
+
+    def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
+        """Rank the months of the history for a random metric and ask for the extreme one."""
+        metric = str(rng.choice(METRICS))
+        which = "max" if rng.random() < 0.5 else "min"
+        days = min(HISTORY_DAYS, end + 1)
+        g = Graph(ctx, str(ctx.dates[end]))
+        s = g.series(metric, days)
+        table = g.call("period_aggregate", s, g.dates(days), period="month", stat="mean", min_count=MIN_DAYS)
+        g.output("labels", table["labels"])
+        g.output("means", table["values"])
+        g.output("winner", g.call("nan_argext", table["values"], which=which))
+        sd = float(g.call("nan_stat", s, stat="sd", min_count=MIN_DAYS).value)
+        means = np.asarray(table.value.values, dtype=float)
+        defined = np.flatnonzero(np.isfinite(means)).tolist()
+        if len(defined) < N_OPTIONS:
+            raise Drop("too few months with enough days")
+        ranked = sorted(defined, key=lambda i: (-means[i] if which == "max" else means[i], i))
+        gap = abs(means[ranked[0]] - means[ranked[1]])
+        if not (sd > 0 and gap >= MARGIN * sd):
+            raise Drop("winner within the dead-band of the runner-up")
+        labels = table.value.labels
+        picks = pick_periods(ranked, rng)
+        options = [Option(month_text(labels[i]), {"metric": metric, "period": labels[i]}) for i in picks]
+        text = self._text(metric, which, str(ctx.dates[end - days + 1]), g.end_date)
+        gates = {"gap": float(gap), "daily_sd": sd, "gap_sd": float(gap / sd)}
+        return Draft(text, options[0], tuple(options[1:]), g, (metric,), gates=gates, variant=metric)
+
+    @staticmethod
+    def _text(metric: str, which: str, start: str, end_date: str) -> str:
+        name = metric_phrase(metric)
+        word = "highest" if which == "max" else "lowest"
+        return (
+            f"From {start} to {end_date}, which calendar month had the {word} average of this "
+            f"user's {name}? Average each month over its days with data (missing days skipped) "
+            f"and consider only months with at least {MIN_DAYS} days of data."
+        )
+
+    @staticmethod
+    def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
+        """The claimed month is the one the extreme-value index points to."""
+        winner = evidence["winner"]
+        return bool(winner is not None and evidence["labels"][winner] == claim["period"])

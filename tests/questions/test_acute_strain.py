@@ -1,0 +1,192 @@
+"""Acute strain: planted focus-day shifts against an alternating baseline give a known reading."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import wearbench
+from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
+from wearbench.questions.types.acute_strain import (
+    COSIGNALS,
+    READINGS,
+    AcuteStrain,
+    State,
+    candidate_ends,
+    reading_of,
+    robust_reading,
+    state_of,
+    strain_graph,
+)
+
+N = 60
+END = N - 1
+START = np.datetime64("2024-01-01")
+#: Baseline mean and half-swing of each metric; values alternate mean ± swing, so the SD of a
+#: 28-day baseline is swing · sqrt(28/27) ≈ 1.018 · swing.
+LEVELS = {
+    "resting_hr": (60.0, 2.0),
+    "hrv": (50.0, 5.0),
+    "sleep_minutes": (420.0, 30.0),
+    "steps": (8000.0, 1000.0),
+    "exercise_minutes": (30.0, 10.0),
+    "stress": (40.0, 5.0),
+    "bedtime_regularity": (40.0, 5.0),
+}
+
+
+def make_ctx(shifts: dict[str, float], days: int = 3) -> UserContext:
+    """Alternating baselines; the last ``days`` days of each metric moved by ``shifts`` swings."""
+    sign = np.where(np.arange(N) % 2 == 0, 1.0, -1.0)
+    metrics = {}
+    for m, (mean, swing) in LEVELS.items():
+        values = mean + swing * sign
+        values[N - days :] = mean + swing * shifts.get(m, 0.0)
+        metrics[m] = values
+    dates = START + np.arange(N).astype("timedelta64[D]")
+    return UserContext("u1", dates, metrics, {"age": 40.0, "sex": "F"}, (), {})
+
+
+def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
+    ctx = make_ctx(shifts)
+    return ctx, AcuteStrain().make(ctx, END, np.random.default_rng(0), CohortPool())
+
+
+@pytest.mark.parametrize(
+    ("shifts", "reading"),
+    [
+        ({"resting_hr": 6.0, "hrv": -2.0, "sleep_minutes": 2.0, "steps": -2.0}, "illness"),
+        ({"resting_hr": 6.0, "exercise_minutes": 3.0}, "overreaching"),
+        ({"resting_hr": 6.0, "sleep_minutes": -2.0}, "sleep_loss"),
+        ({"resting_hr": 6.0, "stress": 3.0}, "stress"),
+        ({"resting_hr": 6.0}, "isolated_rhr"),
+        ({"resting_hr": -6.0}, "fitness"),
+        ({}, "no_deviation"),
+        ({"sleep_minutes": -2.0}, "poor_sleep_only"),
+        ({"steps": -2.0}, "reduced_activity_only"),
+        ({"hrv": -2.0}, "hrv_only"),
+    ],
+)
+def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -> None:
+    ctx, draft = build(shifts)
+    assert draft.correct.claim == {"reading": reading}
+    evidence = draft.graph.evidence()
+    options = (draft.correct, *draft.distractors)
+    assert [AcuteStrain.check(o.claim, evidence) for o in options] == [True] + [False] * 9
+    assert len({o.text for o in options}) == 10
+    assert draft.grounding_ref in {"rhr_elevation_acute_illness", "exercise_lowers_rhr"}
+    assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
+
+
+def test_focus_shift_is_in_baseline_sd_units() -> None:
+    _, draft = build({"resting_hr": 6.0, "hrv": -2.0, "sleep_minutes": 2.0, "steps": -2.0})
+    state = state_of(draft.graph.evidence(), COSIGNALS)
+    assert state is not None
+    sd = math.sqrt(28 / 27)  # alternating ±1 swing over 28 days, ddof=1
+    assert state.z["hrv"] == pytest.approx(-2.0 / sd)
+    assert state.z["sleep_minutes"] == pytest.approx(2.0 / sd)
+    assert state.z["exercise_minutes"] == pytest.approx(0.0)
+    assert state.high > 3.0  # the two later focus days far above their trailing baselines
+
+
+def test_two_explanations_fitting_is_dropped() -> None:
+    # Illness-like (HRV and steps down) and sleep loss (sleep down) at once.
+    with pytest.raises(Drop, match="no single reading"):
+        build({"resting_hr": 6.0, "hrv": -3.0, "steps": -3.0, "sleep_minutes": -2.0})
+
+
+def test_value_in_dead_band_is_dropped() -> None:
+    # Sleep 1.05 SD down: sleep loss or isolated rise depending on the side of the threshold.
+    with pytest.raises(Drop, match="dead-band"):
+        build({"resting_hr": 6.0, "sleep_minutes": -1.05 * math.sqrt(28 / 27)})
+
+
+def test_missing_baseline_is_dropped() -> None:
+    ctx = make_ctx({"resting_hr": 6.0})
+    ctx.metrics["hrv"][: N - 3] = np.nan
+    with pytest.raises(Drop, match="too few days"):
+        AcuteStrain().make(ctx, END, np.random.default_rng(0), CohortPool())
+
+
+def evidence_for(high: float | None, low: float | None = 0.0, **z: float | None) -> dict[str, object]:
+    """Hand-made evidence: sustained resting-HR levels and co-signal shifts (SD units)."""
+    return {"rhr_high": high, "rhr_low": low} | {f"z_{m}": z.get(m, 0.0) for m in COSIGNALS}
+
+
+def test_check_on_hand_made_evidence() -> None:
+    ev = evidence_for(1.6, stress=2.0)
+    assert AcuteStrain.check({"reading": "stress"}, ev)
+    assert not AcuteStrain.check({"reading": "isolated_rhr"}, ev)
+    assert AcuteStrain.check({"reading": "no_deviation"}, evidence_for(1.4))
+    assert AcuteStrain.check({"reading": "fitness"}, evidence_for(0.0, -1.6))
+    # Undefined numbers decide nothing.
+    for ev in (evidence_for(None), evidence_for(2.0, hrv=None)):
+        assert not any(AcuteStrain.check({"reading": r}, ev) for r in READINGS)
+
+
+def test_readings_are_exclusive_off_the_dead_band() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        state = State(
+            float(rng.normal(1.5, 2)),
+            float(rng.normal(-1.5, 2)),
+            dict(zip(COSIGNALS, rng.normal(0, 1.5, 5), strict=True)),
+        )
+        hits = [r for r, (_, rule) in READINGS.items() if rule(state)]
+        assert len(hits) <= 2
+        if len(hits) == 2:
+            assert set(hits) == {"illness", "sleep_loss"}  # the one genuine overlap, dropped
+            assert reading_of(state, READINGS) is None
+
+
+def test_robust_reading_matches_nominal_when_kept() -> None:
+    state = State(3.0, 0.0, dict.fromkeys(COSIGNALS, 0.0) | {"exercise_minutes": 2.0})
+    assert robust_reading(state, READINGS) == "overreaching"
+
+
+def test_candidate_ends_start_focus_on_run_and_interleave_quiet() -> None:
+    ctx = make_ctx({})
+    ctx.metrics["resting_hr"][40:43] = 75.0  # a three-day run starting at day 40
+    ends = candidate_ends(ctx, 31)
+    assert ends[0] == 42  # focus = days 40, 41, 42
+    assert all(abs(e - 42) >= 7 for e in ends[1:])
+    assert candidate_ends(ctx, 31, quiet=False) == [42]
+
+
+def test_graph_records_primitive_calls() -> None:
+    g = strain_graph(make_ctx({"steps": -2.0}), END, ("steps",))
+    calls = [n for n in g.nodes if n["op"] == "call"]
+    assert [n["primitive"] for n in calls] == ["zscore", "sustained_level", "sustained_level", "focus_shift"]
+    assert calls[-1]["args"] == {"focus_days": 3, "baseline_days": 28, "min_focus": 2, "min_baseline": 14}
+    assert set(g.outputs) == {"rhr_high", "rhr_low", "z_steps"}
+
+
+def test_planted_illness_episodes_are_found() -> None:
+    """Recall ≥ 90 % of planted illness episodes whose window is eligible.
+
+    Eligible: a candidate window puts the episode's first days in its focus, and the personal
+    baselines are defined there.
+    """
+    cohort = wearbench.synth(40, 300, seed=1)
+    ctxs = contexts_from_cohort(cohort)
+    qt = AcuteStrain()
+    eligible = found = 0
+    for ep in cohort.truth["episodes"]:
+        if ep["kind"] != "illness":
+            continue
+        ctx = ctxs[ep["user_id"]]
+        onset = ctx.index(ep["start"])
+        ends = [e for e in qt.end_dates(ctx) if onset - 1 <= e - 2 <= onset + 2]
+        if not ends or state_of(strain_graph(ctx, ends[-1], COSIGNALS).evidence(), COSIGNALS) is None:
+            continue
+        eligible += 1
+        try:
+            draft = qt.make(ctx, ends[-1], np.random.default_rng(0), CohortPool())
+        except Drop:
+            continue
+        found += draft.correct.claim["reading"] == "illness"
+    assert eligible >= 10
+    assert found / eligible >= 0.9

@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+
+from wearbench.cohort import METRIC_NAMES
+from wearbench.questions import CohortPool, Drop, UserContext, question_type
+
+CouplingLag = question_type("coupling_lag")
+
+
+def _ctx(n: int = 60, seed: int = 0, plant: tuple[str, str, int, float] | None = None) -> UserContext:
+    rng = np.random.default_rng(seed)
+    metrics = {m: rng.normal(size=n) * 5 + 50 for m in METRIC_NAMES}
+    if plant:
+        x, y, lag, beta = plant
+        metrics[y] = 50 + 5 * (
+            beta * np.roll(metrics[x] - 50, lag) / 5 + np.sqrt(1 - beta**2) * rng.normal(size=n)
+        )
+    dates = np.datetime64("2024-01-01") + np.arange(n).astype("timedelta64[D]")
+    return UserContext("u1", dates, metrics, {"age": 40, "sex": "F", "bmi": 24, "ethnicity": "x"}, (), {})
+
+
+def _holds(draft, qt) -> list[bool]:  # type: ignore[no-untyped-def]
+    ev = draft.graph.evidence()
+    return [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)]
+
+
+@pytest.mark.parametrize(("lag", "beta"), [(1, 0.95), (-2, -0.95), (0, 0.9)])
+def test_planted_lag_and_sign(lag: int, beta: float) -> None:
+    ctx = _ctx(plant=("sleep_minutes", "hrv", lag, beta), seed=abs(lag) + 3)
+    qt = CouplingLag()
+    draft = qt.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    assert draft.correct.claim == {"pair": "sleep_minutes->hrv", "lag": lag, "sign": int(np.sign(beta))}
+    assert _holds(draft, qt) == [True] + [False] * 9
+    assert len({o.text for o in (draft.correct, *draft.distractors)}) == 10
+    assert draft.grounding_ref == "coupling:sleep_minutes->hrv"
+    assert draft.pair_kind == "empirical"
+    assert draft.gates is not None
+    assert draft.gates["passed"]
+
+
+def test_deterministic_under_seed() -> None:
+    ctx = _ctx(plant=("stress", "hrv", 1, -0.95), seed=9)
+    a = CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(4), CohortPool())
+    b = CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(4), CohortPool())
+    assert a.correct == b.correct
+    assert a.distractors == b.distractors
+    assert a.gates == b.gates
+
+
+def test_noise_is_dropped() -> None:
+    ctx = _ctx(seed=1)
+    with pytest.raises(Drop):
+        CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+
+
+def test_missing_data_is_dropped() -> None:
+    ctx = _ctx(plant=("sleep_minutes", "hrv", 1, 0.95))
+    for m in ctx.metrics.values():
+        m[-20:] = np.nan
+    with pytest.raises(Drop, match="too few days"):
+        CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+
+
+def test_check_on_hand_made_evidence() -> None:
+    check = CouplingLag.check
+    assert check({"lag": 2, "sign": -1}, {"best_lag": 2, "best_r": -0.7})
+    assert not check({"lag": 2, "sign": 1}, {"best_lag": 2, "best_r": -0.7})
+    assert not check({"lag": 1, "sign": -1}, {"best_lag": 2, "best_r": -0.7})
+    assert not check({"lag": 0, "sign": 1}, {"best_lag": None, "best_r": None})

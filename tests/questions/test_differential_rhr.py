@@ -1,0 +1,101 @@
+"""Differential RHR: planted co-signal profiles under an elevated resting HR give a known explanation."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
+from wearbench.questions.types.acute_strain import State
+from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, DifferentialRhr
+
+N = 60
+END = N - 1
+START = np.datetime64("2024-01-01")
+LEVELS = {
+    "resting_hr": (60.0, 2.0),
+    "hrv": (50.0, 5.0),
+    "sleep_minutes": (420.0, 30.0),
+    "steps": (8000.0, 1000.0),
+    "exercise_minutes": (30.0, 10.0),
+    "stress": (40.0, 5.0),
+    "bedtime_regularity": (40.0, 5.0),
+}
+UP = {"resting_hr": 6.0}
+
+
+def make_ctx(shifts: dict[str, float]) -> UserContext:
+    """Alternating baselines (mean ± swing); the last 3 days moved by ``shifts`` swings."""
+    sign = np.where(np.arange(N) % 2 == 0, 1.0, -1.0)
+    metrics = {}
+    for m, (mean, swing) in LEVELS.items():
+        values = mean + swing * sign
+        values[N - 3 :] = mean + swing * shifts.get(m, 0.0)
+        metrics[m] = values
+    dates = START + np.arange(N).astype("timedelta64[D]")
+    return UserContext("u1", dates, metrics, {"age": 40.0, "sex": "M"}, (), {})
+
+
+def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
+    ctx = make_ctx(shifts)
+    return ctx, DifferentialRhr().make(ctx, END, np.random.default_rng(0), CohortPool())
+
+
+@pytest.mark.parametrize(
+    ("shifts", "explanation"),
+    [
+        ({"hrv": -2.0, "sleep_minutes": 2.0, "steps": -2.0}, "illness_full"),
+        ({"hrv": -2.0, "sleep_minutes": 2.0}, "illness_hrv_sleep"),
+        ({"hrv": -2.0, "steps": -2.0}, "illness_hrv_steps"),
+        ({"sleep_minutes": 2.0, "steps": -2.0}, "illness_rest"),
+        ({"exercise_minutes": 3.0}, "training"),
+        ({"sleep_minutes": -2.0}, "sleep_loss"),
+        ({"stress": 3.0}, "stress"),
+        ({"bedtime_regularity": 3.0}, "circadian"),
+        ({"steps": -2.0}, "inactivity"),
+        ({}, "unexplained"),
+    ],
+)
+def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: str) -> None:
+    ctx, draft = build(UP | shifts)
+    assert draft.correct.claim == {"explanation": explanation}
+    evidence = draft.graph.evidence()
+    options = (draft.correct, *draft.distractors)
+    assert [DifferentialRhr.check(o.claim, evidence) for o in options] == [True] + [False] * 9
+    assert len({o.text for o in options}) == 10
+    assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
+
+
+def test_profiles_are_exclusive() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(1000):
+        z = dict(zip(COSIGNALS, rng.normal(0, 1.5, len(COSIGNALS)), strict=True))
+        state = State(3.0, 0.0, z)
+        assert sum(rule(state) for _, rule in EXPLANATIONS.values()) <= 1
+
+
+def test_not_elevated_is_dropped() -> None:
+    with pytest.raises(Drop, match="not elevated"):
+        build({"stress": 3.0})
+
+
+def test_no_profile_fitting_is_dropped() -> None:
+    # HRV and steps down with shorter sleep: neither an illness profile nor pure sleep loss.
+    with pytest.raises(Drop, match="no single reading"):
+        build(UP | {"hrv": -3.0, "steps": -3.0, "sleep_minutes": -2.0})
+
+
+def test_dead_band_is_dropped() -> None:
+    with pytest.raises(Drop, match="dead-band"):
+        build(UP | {"exercise_minutes": 0.95 * math.sqrt(28 / 27)})
+
+
+def test_check_on_hand_made_evidence() -> None:
+    ev: dict[str, object] = {"rhr_high": 1.6, "rhr_low": 0.0} | {f"z_{m}": 0.0 for m in COSIGNALS}
+    ev["z_exercise_minutes"] = 1.5
+    assert [k for k in EXPLANATIONS if DifferentialRhr.check({"explanation": k}, ev)] == ["training"]
+    ev["rhr_high"] = 1.4  # not elevated: nothing to explain
+    assert not any(DifferentialRhr.check({"explanation": k}, ev) for k in EXPLANATIONS)
