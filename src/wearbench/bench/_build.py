@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +24,8 @@ from wearbench.questions import UserContext, contexts_from_cohort, question_type
 
 __all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
 
+#: Largest share of a type's items that may have the same correct claim.
+MAX_ANSWER_SHARE = 0.20
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
 
@@ -49,14 +53,43 @@ def _null_fdr(
     return out
 
 
+def _order_key(seed: int, p: Pending) -> str:
+    """A seeded pseudo-random order of items, independent of generation order."""
+    return hashlib.sha256(f"{seed}|{p.id}".encode()).hexdigest()
+
+
+def _balance_answers(
+    pending: list[Pending], seed: int, max_share: float, drops: Counter[str]
+) -> list[Pending]:
+    """Cap each correct-answer class at ``max_share`` of its type's items (seeded choice).
+
+    A type whose correct answers pile onto one claim (e.g. "no clear trend") teaches a
+    text-only model the prior; capping every class keeps the answer distribution near flat.
+    """
+    by_class: dict[tuple[str, str], list[Pending]] = defaultdict(list)
+    per_type: Counter[str] = Counter()
+    for p in pending:
+        by_class[(p.type, json.dumps(p.correct[1], sort_keys=True))].append(p)
+        per_type[p.type] += 1
+    kept: list[Pending] = []
+    for (type_name, _), members in sorted(by_class.items()):
+        cap = max(1, math.ceil(max_share * per_type[type_name]))
+        ordered = sorted(members, key=lambda p: _order_key(seed, p))
+        kept += ordered[:cap]
+        if len(ordered) > cap:
+            drops[f"{type_name}: answer class over-represented (balancing)"] += len(ordered) - cap
+    return kept
+
+
 def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pending]:
     if max_per_type is None:
         return pending
     by_type: dict[str, list[Pending]] = defaultdict(list)
     for p in pending:
         by_type[p.type].append(p)
-    key = lambda p: hashlib.sha256(f"{seed}|{p.id}".encode()).hexdigest()  # noqa: E731
-    return [p for ps in by_type.values() for p in sorted(ps, key=key)[:max_per_type]]
+    return [
+        p for ps in by_type.values() for p in sorted(ps, key=lambda p: _order_key(seed, p))[:max_per_type]
+    ]
 
 
 def _generate(
@@ -112,7 +145,8 @@ def build_benchmark(
     for p in pending:
         if p.grounding_ref in rejected:
             drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
-    pending = _cap([p for p in pending if p.grounding_ref not in rejected], max_per_type, seed)
+    pending = [p for p in pending if p.grounding_ref not in rejected]
+    pending = _cap(_balance_answers(pending, seed, MAX_ANSWER_SHARE, drops), max_per_type, seed)
     items = assemble(pending, seed)
     stats = build_stats(items, drops, null_fdr)
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
