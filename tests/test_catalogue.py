@@ -29,3 +29,13 @@ def test_text_catalogue_has_two_lines_per_entry() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(ValueError, match="unknown format"):
         render_catalogue("primitive", "yaml")
+
+
+def test_question_catalogue_lists_sixteen_types_with_labels() -> None:
+    rows = {r["name"]: r for r in json.loads(render_catalogue("question", "json"))}
+    assert len(rows) == 16
+    assert rows["trend"]["tags"]["reasoning"] == "data"
+    assert rows["blood_state"]["tags"]["reasoning"] == "health"
+    assert sum(r["tags"]["reasoning"] == "data" for r in rows.values()) == 8
+    text = render_catalogue("question", "text")
+    assert "data · single · literature" in text

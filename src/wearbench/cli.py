@@ -237,12 +237,12 @@ def solve(bench: Path, solver: str, seed: int) -> None:
 
 
 @cli.command("list")
-@click.argument("kind", type=click.Choice(["primitive"]), default="primitive")
+@click.argument("kind", type=click.Choice(["primitive", "question"]), default="primitive")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
 )
 def list_registered(kind: str, fmt: str) -> None:
-    """List registered KIND (primitives now; question types, adapters, loaders later)."""
+    """List registered KIND: primitives or question types (docs/primitives.md, docs/questions.md)."""
     from wearbench._catalogue import render_catalogue
 
     click.echo(render_catalogue(kind, fmt), nl=False)
