@@ -17,12 +17,12 @@ def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
         "planted_audit.json",
         "bench_summary.json",
     } <= set(names)
-    assert len(first.figures) == 5
+    assert len(first.figures) == 6
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     assert first.content_hash == second.content_hash
     html = first.report_html.read_text()
-    assert html.count("data:image/png;base64,") == 5
+    assert html.count("data:image/png;base64,") == 6
     assert "Planted couplings" in html
     assert len(first.audit.couplings) > 0
     assert any("validation: ok" in line for line in first.summary_lines())

@@ -21,9 +21,11 @@ from wearbench.cohort import (
     validate_cohort,
 )
 from wearbench.primitives import rolling_baseline
+from wearbench.questions import question_type
 from wearbench.report._bench import bench_summary
 from wearbench.report._html import write_html_report, write_markdown_report
 from wearbench.report._plots import (
+    plot_benchmark,
     plot_correlations,
     plot_distributions,
     plot_lag_recovery,
@@ -123,6 +125,8 @@ def run_demo(
     tick(4, steps)
     bench = bench_summary(cohort_dir, out / "bench", seed)
     _write_json(out / "bench_summary.json", bench)
+    reasoning = {t: question_type(t).labels.reasoning for t in bench["by_type"]}
+    figures += (save_figure(plot_benchmark(bench, reasoning), out / "benchmark.png"),)
     tick(5, steps)
     content_hash = str(read_manifest(cohort_dir)["content_hash"])
     context = {"desc": desc, "audit": audit, "content_hash": content_hash, "seed": seed, "bench": bench}

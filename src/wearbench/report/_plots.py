@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the [repor
     ) from e
 
 __all__ = [
+    "plot_benchmark",
     "plot_correlations",
     "plot_distributions",
     "plot_lag_recovery",
@@ -154,5 +156,35 @@ def plot_lag_recovery(planted: Sequence[int], recovered: Sequence[int], max_lag:
     ax.set_xlabel("recovered lag (days)")
     ax.set_ylabel("planted lag (days)")
     ax.set_title("Planted vs recovered coupling lag")
+    fig.tight_layout()
+    return fig
+
+
+def plot_benchmark(summary: Mapping[str, Any], reasoning: Mapping[str, str]) -> Figure:
+    """Items per question type (coloured by reasoning group) and text-only shortcut accuracy.
+
+    Args:
+        summary: The demo's benchmark summary (``by_type`` counts and ``shortcut_audit``).
+        reasoning: Question type → ``data`` or ``health``.
+    """
+    types = sorted(summary["by_type"], key=lambda t: (reasoning.get(t, ""), t))
+    fig = Figure(figsize=(13, 0.32 * len(types) + 2))
+    left, right = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(types))
+    colours = ["tab:blue" if reasoning.get(t) == "data" else "tab:green" for t in types]
+    left.barh(y, [summary["by_type"][t] for t in types], color=colours)
+    left.set_yticks(y, types, fontsize=8)
+    left.invert_yaxis()
+    left.set_xlabel("items (blue: data reasoning, green: health reasoning)")
+    audit = summary["shortcut_audit"]["by_type"]
+    acc = np.array([audit.get(t, {}).get("accuracy", np.nan) for t in types], dtype=float)
+    lo = np.array([audit.get(t, {}).get("lo", np.nan) for t in types], dtype=float)
+    hi = np.array([audit.get(t, {}).get("hi", np.nan) for t in types], dtype=float)
+    right.errorbar(acc, y, xerr=[acc - lo, hi - acc], fmt="o", color="black", capsize=3)
+    right.axvline(0.1, ls="--", color="grey", label="chance (10%)")
+    right.set_xlim(0, max(0.5, float(np.nanmax(hi)) + 0.05) if np.isfinite(hi).any() else 0.5)
+    right.set_xlabel("text-only shortcut accuracy, 95% Wilson CI")
+    right.legend(loc="lower right", fontsize=8)
+    fig.suptitle(f"Benchmark: {summary['n_items']} items from {summary['n_users']} users")
     fig.tight_layout()
     return fig
