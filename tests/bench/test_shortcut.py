@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from wearbench.bench._shortcut import FEATURES, option_features, shortcut_audit
+from wearbench.bench._shortcut import AUDIT_FEATURES, FEATURES, option_features, shortcut_audit
 from wearbench.questions import LETTERS, Item
 
 WORDS = ("steady", "rising", "falling", "variable", "flat", "higher", "lower", "mixed", "brief", "long")
@@ -76,7 +76,7 @@ def test_per_type_models_and_mixture() -> None:
     assert audit.by_type["planted"].value > 0.9
     assert audit.by_type["random"].value < 0.2
     assert audit.overall.n == 600
-    assert set(audit.weights["planted"]) <= set(FEATURES)
+    assert set(audit.weights["planted"]) <= set(AUDIT_FEATURES)
 
 
 def test_deterministic_and_too_few_users() -> None:
@@ -103,3 +103,18 @@ def test_option_features_by_hand() -> None:
     assert col["position"][9] == 1
     # numbers 5, 10, 20 and x0..x5 -> 0..5: the largest first number is option 4 (20)
     assert col["number_extreme"][3] == 1
+
+
+def test_answer_class_prior_is_detected_even_with_identical_forms() -> None:
+    # Twelve readings of one form (same length, no digits); ten are shown per item. "reading a"
+    # is the answer 40% of the time, the rest uniformly: only the text prior can see that.
+    readings = [f"reading {c}" for c in "abcdefghijkl"]
+    rng = np.random.default_rng(7)
+    items = []
+    for i in range(500):
+        shown = list(rng.permutation(readings)[:10])
+        correct = "reading a" if rng.random() < 0.4 and "reading a" in shown else str(rng.choice(shown))
+        items.append(make_item(i, shown, shown.index(correct), "prior"))
+    audit = shortcut_audit(items, seed=0)
+    assert audit.by_type["prior"].value > 0.25
+    assert next(iter(audit.weights["prior"])) == "text_prior"

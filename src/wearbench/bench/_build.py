@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
 from wearbench.questions import UserContext, contexts_from_cohort, question_type
 
-__all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
+__all__ = ["MAX_ANSWER_SHARE", "MAX_FDR", "BuildResult", "build_benchmark", "class_cap"]
 
 #: Largest share of a type's items that may have the same correct claim.
 MAX_ANSWER_SHARE = 0.20
@@ -58,26 +57,39 @@ def _order_key(seed: int, p: Pending) -> str:
     return hashlib.sha256(f"{seed}|{p.id}".encode()).hexdigest()
 
 
+def class_cap(counts: Sequence[int], max_share: float) -> int:
+    """Largest per-class cap ``c`` with ``c <= max_share * sum(min(n, c))`` over the classes.
+
+    Capping every class at ``c`` then leaves no class above ``max_share`` of what remains.
+    With fewer than ``1 / max_share`` classes no cap satisfies that, and the classes are made
+    equal (cap = the smallest class).
+    """
+    for c in range(max(counts, default=0), 0, -1):
+        if c <= max_share * sum(min(n, c) for n in counts):
+            return c
+    return min(counts, default=0)
+
+
 def _balance_answers(
     pending: list[Pending], seed: int, max_share: float, drops: Counter[str]
 ) -> list[Pending]:
-    """Cap each correct-answer class at ``max_share`` of its type's items (seeded choice).
+    """Cap each correct-answer class so that none exceeds ``max_share`` of its type's items.
 
     A type whose correct answers pile onto one claim (e.g. "no clear trend") teaches a
     text-only model the prior; capping every class keeps the answer distribution near flat.
+    Which items are kept is a seeded choice independent of generation order.
     """
-    by_class: dict[tuple[str, str], list[Pending]] = defaultdict(list)
-    per_type: Counter[str] = Counter()
+    by_type: dict[str, dict[str, list[Pending]]] = defaultdict(lambda: defaultdict(list))
     for p in pending:
-        by_class[(p.type, json.dumps(p.correct[1], sort_keys=True))].append(p)
-        per_type[p.type] += 1
+        by_type[p.type][json.dumps(p.correct[1], sort_keys=True)].append(p)
     kept: list[Pending] = []
-    for (type_name, _), members in sorted(by_class.items()):
-        cap = max(1, math.ceil(max_share * per_type[type_name]))
-        ordered = sorted(members, key=lambda p: _order_key(seed, p))
-        kept += ordered[:cap]
-        if len(ordered) > cap:
-            drops[f"{type_name}: answer class over-represented (balancing)"] += len(ordered) - cap
+    for type_name, classes in sorted(by_type.items()):
+        cap = class_cap([len(m) for m in classes.values()], max_share)
+        for _, members in sorted(classes.items()):
+            ordered = sorted(members, key=lambda p: _order_key(seed, p))
+            kept += ordered[:cap]
+            if len(ordered) > cap:
+                drops[f"{type_name}: answer class over-represented (balancing)"] += len(ordered) - cap
     return kept
 
 

@@ -1,7 +1,9 @@
 """Shortcut audit: can a text-only model, seeing question and options but no data, beat chance?
 
 Per question type, a binary logistic regression (L2-regularised, fitted by Newton steps in
-numpy) scores every option from features of its text alone: length and its rank within the
+numpy) scores every option from features of its text alone — plus a *text prior*, the
+smoothed rate at which the option's wording (numbers blanked) was correct in the training
+folds, which catches answer-class priors even when all options share one form — length and its rank within the
 item, digits, where the option's numbers fall when the item's options are sorted by number
 (extreme or middle), hedging and negation words, open-ended ranges ("more than"), how many
 options share its first word, word overlap with the stem, and its letter position. The item's
@@ -13,6 +15,7 @@ the 10% chance level.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +26,7 @@ from wearbench.bench._generate import stable_rng
 from wearbench.questions import Item
 from wearbench.scoring._wilson import Accuracy, accuracy
 
-__all__ = ["FEATURES", "ShortcutAudit", "option_features", "shortcut_audit"]
+__all__ = ["AUDIT_FEATURES", "FEATURES", "ShortcutAudit", "option_features", "shortcut_audit"]
 
 FEATURES: tuple[str, ...] = (
     "length_z",
@@ -43,6 +46,11 @@ FEATURES: tuple[str, ...] = (
     "stem_overlap",
     "position",
 )
+#: Features of the fitted model: the text features plus the learnt text prior.
+AUDIT_FEATURES: tuple[str, ...] = (*FEATURES, "text_prior")
+_NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
+_PRIOR_RATE = 0.1  # chance: one option in ten is correct
+_PRIOR_WEIGHT = 10.0  # pseudo-count pulling rare templates to chance
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
@@ -165,17 +173,50 @@ def _folds(items: Sequence[Item], k: int, seed: int) -> np.ndarray:
     return np.array([fold_of[i.user_id] for i in items])
 
 
+def _template(text: str) -> str:
+    """An option's wording with its numbers blanked: the unit a text prior is learnt on."""
+    return _NUMBER_RUN.sub("#", text.lower())
+
+
+def _with_prior(
+    feats: list[np.ndarray], templates: list[list[str]], truth: list[np.ndarray], train: np.ndarray
+) -> list[np.ndarray]:
+    """Append the smoothed log-odds that an option template is correct, learnt on ``train``.
+
+    Training items see leave-one-out counts (their own label removed), held-out items the full
+    training counts, so the prior never sees the label it predicts. A type whose answers pile
+    onto a few recognisable option wordings (a class prior) is caught by this feature even when
+    every option has the same form.
+    """
+    shown: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for j in train:
+        shown.update(templates[j])
+        right.update(t for t, y in zip(templates[j], truth[j], strict=True) if y)
+    in_train = set(train.tolist())
+    out = []
+    for j, (f, temps) in enumerate(zip(feats, templates, strict=True)):
+        own = truth[j] if j in in_train else np.zeros(len(temps))
+        c = np.array([right[t] for t in temps], dtype=float) - own
+        n = np.array([shown[t] for t in temps], dtype=float) - (1.0 if j in in_train else 0.0)
+        rate = (c + _PRIOR_RATE * _PRIOR_WEIGHT) / (n + _PRIOR_WEIGHT)
+        out.append(np.column_stack([f, np.log(rate / (1 - rate))]))
+    return out
+
+
 def _cross_validate(
     items: Sequence[Item], k: int, seed: int, l2: float, steps: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out hit per item and the mean fitted weights over the ``k`` user folds."""
-    feats = [option_features(i.question, list(i.options.values())) for i in items]
+    base = [option_features(i.question, list(i.options.values())) for i in items]
+    templates = [[_template(o) for o in i.options.values()] for i in items]
     truth = [np.array([letter == i.answer for letter in i.options], dtype=float) for i in items]
     fold = _folds(items, k, seed)
     hits = np.zeros(len(items), dtype=bool)
     weights = []
     for f in range(k):
         train = np.flatnonzero(fold != f)
+        feats = _with_prior(base, templates, truth, train)
         x = np.vstack([feats[j] for j in train])
         mean, sd = x.mean(axis=0), x.std(axis=0)
         sd[sd == 0] = 1.0
@@ -210,6 +251,6 @@ def shortcut_audit(
         hits, w = _cross_validate(members, kk, seed, l2, steps)
         by_type[name] = accuracy(int(hits.sum()), len(members))
         order = np.argsort(-np.abs(w), kind="stable")[:3]
-        weights[name] = {FEATURES[int(j)]: round(float(w[j]), 3) for j in order}
+        weights[name] = {AUDIT_FEATURES[int(j)]: round(float(w[j]), 3) for j in order}
         total_k, total_n, folds = total_k + int(hits.sum()), total_n + len(members), max(folds, kk)
     return ShortcutAudit(accuracy(total_k, total_n), by_type, folds, weights)
