@@ -39,3 +39,9 @@ def test_question_catalogue_lists_sixteen_types_with_labels() -> None:
     assert sum(r["tags"]["reasoning"] == "data" for r in rows.values()) == 8
     text = render_catalogue("question", "text")
     assert "data · single · literature" in text
+
+
+def test_docs_questions_page_is_current() -> None:
+    # Regenerate on purpose with: wearbench list question --format markdown > docs/questions.md
+    page = DOCS.with_name("questions.md").read_text(encoding="utf-8")
+    assert page == render_catalogue("question", "markdown")

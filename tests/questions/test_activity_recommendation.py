@@ -7,11 +7,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import option_features
 from wearbench.questions import CohortPool, Drop, UserContext
 from wearbench.questions.types.activity_recommendation import (
     HISTORY,
+    LEVELS,
+    RELATIONS,
     ActivityRecommendation,
     level_of,
+    option,
     relation_of,
 )
 
@@ -107,3 +111,16 @@ def test_check_on_hand_made_evidence() -> None:
     assert not ActivityRecommendation.check(
         {"level": "high", "relation": "usual"}, {**ev, "history_median": 0.0}
     )
+
+
+def test_option_text_is_one_template() -> None:
+    assert option("low", "below_usual").text == (
+        "Steps in the bottom quarter of peers, where extra steps bring largest benefit; recent steps "
+        "trail their usual level, so first regain that level."
+    )
+    texts = [option(lv, r).text for lv in LEVELS for r in RELATIONS]
+    assert len(set(texts)) == 12
+    assert len({len(t) for t in texts}) == 1
+    d = build(make_ctx(3000.0, 4000.0))
+    feats = option_features(d.question, [o.text for o in (d.correct, *d.distractors)])[:, :-1]
+    assert np.all(feats == feats[0])

@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 import wearbench
+from wearbench.bench._shortcut import FEATURES, option_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
+from wearbench.questions.types import acute_strain
 from wearbench.questions.types.acute_strain import (
     COSIGNALS,
+    KEEP,
     READINGS,
     AcuteStrain,
     State,
@@ -20,6 +23,7 @@ from wearbench.questions.types.acute_strain import (
     robust_reading,
     state_of,
     strain_graph,
+    thin,
 )
 
 N = 60
@@ -55,6 +59,19 @@ def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
     return ctx, AcuteStrain().make(ctx, END, np.random.default_rng(0), CohortPool())
 
 
+@pytest.fixture
+def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every window: these tests are about the answer, not the answer-class thinning."""
+    monkeypatch.setattr(acute_strain, "KEEP", {})
+
+
+def varying_text_features(draft: Draft) -> list[str]:
+    """The shortcut-audit features (other than letter position) that differ between the options."""
+    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
+    x = option_features(draft.question, texts)
+    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
+
+
 @pytest.mark.parametrize(
     ("shifts", "reading"),
     [
@@ -70,6 +87,7 @@ def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
         ({"hrv": -2.0}, "hrv_only"),
     ],
 )
+@pytest.mark.usefixtures("no_thinning")
 def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -> None:
     ctx, draft = build(shifts)
     assert draft.correct.claim == {"reading": reading}
@@ -79,6 +97,38 @@ def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -
     assert len({o.text for o in options}) == 10
     assert draft.grounding_ref in {"rhr_elevation_acute_illness", "exercise_lowers_rhr"}
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
+    assert varying_text_features(draft) == []
+
+
+def test_option_texts_share_one_form() -> None:
+    """Every reading has the same length and no negation, hedge or digit: only meaning differs."""
+    texts = [text for text, _ in READINGS.values()]
+    assert len({len(t) for t in texts}) == 1
+    assert len({t.split()[0] for t in texts}) == len(texts)  # first words all distinct
+    assert not any(ch.isdigit() for t in texts for ch in t)
+
+
+def test_common_readings_are_thinned_by_the_seed() -> None:
+    rng = np.random.default_rng(0)
+    draws: list[str] = []
+    for _ in range(4000):
+        try:
+            thin("no_deviation", KEEP, rng)
+            draws.append("kept")
+        except Drop as d:
+            draws.append(d.reason)
+    assert set(draws) == {"kept", "answer class thinned for balance"}
+    assert draws.count("kept") / 4000 == pytest.approx(KEEP["no_deviation"], abs=0.03)
+    ctx = make_ctx({})  # no deviation
+    outcomes = set()
+    for seed in range(30):
+        try:
+            AcuteStrain().make(ctx, END, np.random.default_rng(seed), CohortPool())
+            outcomes.add("kept")
+        except Drop as d:
+            outcomes.add(d.reason)
+    assert outcomes == {"kept", "answer class thinned for balance"}
+    assert "illness" not in KEEP  # every detected illness onset is kept
 
 
 def test_focus_shift_is_in_baseline_sd_units() -> None:

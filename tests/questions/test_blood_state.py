@@ -7,8 +7,16 @@ from typing import Any
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import option_features
 from wearbench.questions import CohortPool, Drop, UserContext
-from wearbench.questions.types.blood_state import BloodState, knife_edge, state_from_flags
+from wearbench.questions.types.blood_state import (
+    BloodState,
+    _all_states,
+    describe,
+    knife_edge,
+    state_from_flags,
+    state_prior,
+)
 
 REF_STEPS = {5: 2500.0, 10: 3000.0, 25: 4000.0, 50: 6000.0, 75: 8000.0, 90: 10000.0, 95: 12000.0}
 BASE = {
@@ -164,3 +172,39 @@ def test_end_dates_stop_before_the_next_draw() -> None:
     ctx = UserContext("u", dates, {"steps": np.full(300, 5000.0)}, {"sex": "F", "age": 40.0}, draws, {})
     # draw 10: day 10 is too early for a 28-day window; 66, 122 (178 >= 150 belongs to the next draw)
     assert BloodState().end_dates(ctx) == [150, 66, 206, 122, 262]
+
+
+def test_option_text_is_one_template() -> None:
+    state = {"glycaemia": "prediabetes", "insulin_resistance": True, "lipids": "high_tg", "activity": "lower"}
+    assert describe(state) == (
+        "Steps below the peer median; prediabetic, insulin-resistant, raised triglycerides, healthy HDL"
+    )
+    draft = build(make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8}))
+    texts = [o.text for o in (draft.correct, *draft.distractors)]
+    # every text feature of the shortcut audit except the letter position is the same for all ten
+    feats = option_features(draft.question, texts)[:, :-1]
+    assert np.all(feats == feats[0])
+    assert len({len(t) for t in texts}) == 1
+    assert {o.claim["glycaemia"] for o in (draft.correct, *draft.distractors)} <= {"normal", "prediabetes"}
+
+
+def test_diabetic_items_show_only_diabetic_states() -> None:
+    draft = build(make_ctx({"fasting_glucose": 140.0, "hba1c": 7.0}))
+    options = (draft.correct, *draft.distractors)
+    assert {o.claim["glycaemia"] for o in options} == {"diabetes"}
+    assert holds(draft) == [True] + [False] * 9
+
+
+def test_state_prior_favours_clustered_states() -> None:
+    healthy = {"glycaemia": "normal", "insulin_resistance": False, "lipids": "normal", "activity": "higher"}
+    metabolic = {
+        "glycaemia": "prediabetes",
+        "insulin_resistance": True,
+        "lipids": "atherogenic",
+        "activity": "lower",
+    }
+    odd = {"glycaemia": "diabetes", "insulin_resistance": False, "lipids": "low_hdl", "activity": "higher"}
+    # healthy: (0.8*0.85*0.75*0.6 + 0.25*0.15*0.25*0.3) / 2
+    assert state_prior(healthy) == pytest.approx((0.306 + 0.0028125) / 2)
+    assert state_prior(metabolic) > 10 * state_prior(odd)
+    assert sum(state_prior(s) for s in _all_states()) == pytest.approx(1.0)

@@ -7,8 +7,17 @@ from typing import Any
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import FEATURES, option_features
 from wearbench.questions import CohortPool, Drop, UserContext
-from wearbench.questions.types.cohort_position import METRICS, CohortPosition, near_cut, reading
+from wearbench.questions.types.cohort_position import (
+    BANDS,
+    METRICS,
+    CohortPosition,
+    near_cut,
+    pick_options,
+    reading,
+    reading_prior,
+)
 
 PCTS = (5, 10, 25, 50, 75, 90, 95)
 #: Metric → cuts at P5…P95.
@@ -120,4 +129,43 @@ def test_check_on_hand_made_evidence() -> None:
     )
     assert not CohortPosition.check(
         {"metric": "steps", "band": "P75-P90", "reading": "more_favourable"}, {"band": None}
+    )
+
+
+def test_option_text_is_one_template() -> None:
+    ctx = make_ctx({"steps": 7000.0})
+    d = build(ctx, seed_for("steps"))
+    assert d.correct.text == (
+        "Quantile rank 0.50 to 0.75 among peers: an intermediate position for long-term risk"
+    )
+    texts = [o.text for o in (d.correct, *d.distractors)]
+    feats = option_features(d.question, texts)
+    lengths = FEATURES.index("length_z"), FEATURES.index("digits_z"), FEATURES.index("stem_overlap")
+    assert np.all(feats[:, lengths] == feats[0, lengths])
+
+
+@pytest.mark.parametrize(
+    ("band", "allowed"), [("<P5", {0}), (">P95", {7, 8, 9}), ("P25-P50", set(range(10)))]
+)
+def test_correct_band_rank_is_spread(band: str, allowed: set[int]) -> None:
+    below_counts = set()
+    for seed in range(200):
+        correct, distractors = pick_options("hrv", band, np.random.default_rng(seed))
+        assert correct.claim == {"metric": "hrv", "band": band, "reading": reading("hrv", band)}
+        assert len({o.text for o in (correct, *distractors)}) == 10
+        claims = [(o.claim["band"], o.claim["reading"]) for o in distractors]
+        assert (band, reading("hrv", band)) not in claims
+        lower = sum(BANDS.index(b) < BANDS.index(band) for b, _ in claims)
+        same = sum(b == band for b, _ in claims)
+        below_counts.add(lower)
+        assert same <= 2
+    assert below_counts == allowed
+
+
+def test_reading_prior_is_the_reference_population_share() -> None:
+    assert reading_prior("steps") == pytest.approx(
+        {"less_favourable": 0.25, "typical": 0.5, "more_favourable": 0.25}
+    )
+    assert reading_prior("sleep_minutes") == pytest.approx(
+        {"less_favourable": 0.2, "typical": 0.8, "more_favourable": 0.0}
     )

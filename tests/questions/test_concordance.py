@@ -27,7 +27,10 @@ def test_stress_hrv_reading(coupled: float, direction: str) -> None:
     assert draft.grounding_ref == "concordance:stress~hrv"
     ev = draft.graph.evidence()
     assert [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)] == [True] + [False] * 9
-    assert len({o.text for o in (draft.correct, *draft.distractors)}) == 10
+    texts = [o.text for o in (draft.correct, *draft.distractors)]
+    assert len(set(texts)) == 10
+    assert len({len(t) for t in texts}) == 1  # one template, no numbers
+    assert not any(c.isdigit() for t in texts for c in t)
 
 
 def test_noise_is_dropped() -> None:

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,20 @@ def test_short_sleep_lowers_hrv() -> None:
     assert draft.correct.claim["bin"] == 2  # [0.9, 1.3)
     assert draft.correct.claim["direction"] == "lower"
     assert [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)] == [True] + [False] * 9
-    assert len({o.text for o in (draft.correct, *draft.distractors)}) == 10
+    texts = [o.text for o in (draft.correct, *draft.distractors)]
+    assert len(set(texts)) == 10
+    assert len({len(t) for t in texts}) == 1  # one template: same length, two numbers each
+    assert all(len(re.findall(r"\d\.\d", t)) == 2 for t in texts)
+
+
+def test_correct_rank_is_spread() -> None:
+    ctx = _ctx(0.62)
+    ranks = set()
+    for seed in range(12):
+        draft = ConditionalEffect().make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
+        lows = sorted(float(o.text.split(" ")[0]) for o in (draft.correct, *draft.distractors))
+        ranks.add(lows.index(float(draft.correct.text.split(" ")[0])))
+    assert len(ranks) >= 3  # not always the same (extreme or middle) rank
     assert draft.gates is not None
     assert draft.gates["checks"]["baseline_stability"]
 
@@ -46,4 +61,7 @@ def test_check_on_hand_made_evidence() -> None:
     assert not check({"direction": "lower", "bin": 0}, {"effect": -0.75})
     assert not check({"direction": "lower", "bin": 0}, {"effect": -0.1})
     assert not check({"direction": "lower", "bin": 0}, {"effect": None})
-    assert check({"direction": "higher", "bin": 4}, {"effect": 2.5})
+    assert check({"direction": "higher", "bin": 4}, {"effect": 2.0})
+    assert check({"direction": "higher", "bin": 5}, {"effect": 2.3})
+    assert check({"direction": "lower", "bin": 6}, {"effect": -2.9})
+    assert not check({"direction": "higher", "bin": 6}, {"effect": 3.2})  # beyond the last edge

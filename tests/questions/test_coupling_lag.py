@@ -29,9 +29,22 @@ def test_planted_lag_and_sign(lag: int, beta: float) -> None:
     ctx = _ctx(plant=("sleep_minutes", "hrv", lag, beta), seed=abs(lag) + 3)
     qt = CouplingLag()
     draft = qt.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
-    assert draft.correct.claim == {"pair": "sleep_minutes->hrv", "lag": lag, "sign": int(np.sign(beta))}
+    first = draft.correct.claim["first"]
+    asked = lag if first == "sleep_minutes" else -lag  # asked about hrv with sleep: lag negated
+    assert first in ("sleep_minutes", "hrv")
+    assert draft.correct.claim == {
+        "pair": "sleep_minutes->hrv",
+        "first": first,
+        "lag": asked,
+        "sign": int(np.sign(beta)),
+    }
     assert _holds(draft, qt) == [True] + [False] * 9
-    assert len({o.text for o in (draft.correct, *draft.distractors)}) == 10
+    texts = [o.text for o in (draft.correct, *draft.distractors)]
+    assert len(set(texts)) == 10
+    assert len({len(t) for t in texts}) == 1  # one template, lag 0 written "+0"
+    assert {o.claim["sign"] for o in draft.distractors if o.claim["lag"] == draft.correct.claim["lag"]} == {
+        -draft.correct.claim["sign"]
+    }
     assert draft.grounding_ref == "coupling:sleep_minutes->hrv"
     assert draft.pair_kind == "empirical"
     assert draft.gates is not None

@@ -8,9 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import FEATURES, option_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
-from wearbench.questions.types.acute_strain import State
-from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, DifferentialRhr
+from wearbench.questions.types import differential_rhr
+from wearbench.questions.types.acute_strain import State, thin
+from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, DifferentialRhr
 
 N = 60
 END = N - 1
@@ -44,6 +46,19 @@ def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
     return ctx, DifferentialRhr().make(ctx, END, np.random.default_rng(0), CohortPool())
 
 
+@pytest.fixture
+def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every window: these tests are about the answer, not the answer-class thinning."""
+    monkeypatch.setattr(differential_rhr, "KEEP", {})
+
+
+def varying_text_features(draft: Draft) -> list[str]:
+    """The shortcut-audit features (other than letter position) that differ between the options."""
+    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
+    x = option_features(draft.question, texts)
+    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
+
+
 @pytest.mark.parametrize(
     ("shifts", "explanation"),
     [
@@ -59,6 +74,7 @@ def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
         ({}, "unexplained"),
     ],
 )
+@pytest.mark.usefixtures("no_thinning")
 def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: str) -> None:
     ctx, draft = build(UP | shifts)
     assert draft.correct.claim == {"explanation": explanation}
@@ -67,6 +83,37 @@ def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: st
     assert [DifferentialRhr.check(o.claim, evidence) for o in options] == [True] + [False] * 9
     assert len({o.text for o in options}) == 10
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
+    assert varying_text_features(draft) == []
+
+
+def test_option_texts_share_one_form() -> None:
+    """Every explanation has the same length, opening word and no negation or digit."""
+    texts = [text for text, _ in EXPLANATIONS.values()]
+    assert len({len(t) for t in texts}) == 1
+    assert {t.split()[0] for t in texts} == {"Cause:"}
+    assert not any(ch.isdigit() for t in texts for ch in t)
+
+
+def test_common_explanations_are_thinned_by_the_seed() -> None:
+    rng = np.random.default_rng(0)
+    draws: list[str] = []
+    for _ in range(4000):
+        try:
+            thin("unexplained", KEEP, rng)
+            draws.append("kept")
+        except Drop as d:
+            draws.append(d.reason)
+    assert set(draws) == {"kept", "answer class thinned for balance"}
+    assert draws.count("kept") / 4000 == pytest.approx(KEEP["unexplained"], abs=0.03)
+    ctx = make_ctx(UP)  # unexplained
+    outcomes = set()
+    for seed in range(30):
+        try:
+            DifferentialRhr().make(ctx, END, np.random.default_rng(seed), CohortPool())
+            outcomes.add("kept")
+        except Drop as d:
+            outcomes.add(d.reason)
+    assert outcomes == {"kept", "answer class thinned for balance"}
 
 
 def test_profiles_are_exclusive() -> None:

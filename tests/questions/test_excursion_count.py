@@ -1,4 +1,4 @@
-"""Excursion count: planted spike runs inside the window are counted."""
+"""Excursion count (v2): planted spike runs inside the eight-week span are counted."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions.types import excursion_count as mod
 from wearbench.questions.types.excursion_count import ExcursionCount
 
-N = 70
+N = 98
 END = N - 1
-WINDOW_START = N - 28  # record index of the window's first day
+WINDOW_START = N - mod.SPAN_DAYS  # record index of the span's first day
 METRICS = sorted({m for m, _ in mod.SIGNALS})
 
 
@@ -35,7 +35,7 @@ def keep_every_count(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def above(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "SIGNALS", (("resting_hr", "above"),))
-    monkeypatch.setattr(mod, "KS", (1.5,))
+    monkeypatch.setattr(mod, "KS", {1.5: 1.0})
 
 
 def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
@@ -55,21 +55,21 @@ def test_planted_runs_are_counted(spikes: list[int]) -> None:
     values[spikes] += 10.0
     ctx, draft = build(values)
     n_runs = sum(1 for i, s in enumerate(spikes) if i == 0 or s != spikes[i - 1] + 1)
-    assert draft.correct.claim["count"] == n_runs
-    assert draft.correct.text == f"{n_runs} excursion{'' if n_runs == 1 else 's'}"
+    assert draft.correct.claim["lo"] == n_runs
+    assert draft.correct.text == f"Excursions: {n_runs}"
     assert holds(draft) == [True] + [False] * 9
-    assert sorted(o.claim["count"] for o in (draft.correct, *draft.distractors)) == list(range(10))
+    assert sorted(o.claim["lo"] for o in (draft.correct, *draft.distractors)) == list(range(10))
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == draft.graph.evidence()
 
 
 def test_below_excursions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "SIGNALS", (("hrv", "below"),))
-    monkeypatch.setattr(mod, "KS", (2.0,))
+    monkeypatch.setattr(mod, "KS", {2.0: 1.0})
     values = base()
     values[[47, 58]] -= 10.0
     values[55] += 10.0  # an excursion in the other direction does not count
     _, draft = build(values)
-    assert draft.correct.claim["count"] == 2
+    assert draft.correct.claim["lo"] == 2
     assert "below" in draft.question
     assert "≤ −2" in draft.question
 
@@ -80,8 +80,25 @@ def test_runs_before_the_window_are_not_counted() -> None:
     values[[30, 35]] += 10.0  # in the baseline span only
     values[50] += 10.0
     _, draft = build(values)
-    assert draft.correct.claim["count"] == 1
+    assert draft.correct.claim["lo"] == 1
     assert len(draft.graph.evidence()["runs"]) == 3
+
+
+@pytest.mark.usefixtures("above")
+def test_nine_or_more_runs_are_the_open_top_option() -> None:
+    values = base()
+    values[[44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84]] += 10.0  # eleven one-day runs
+    ctx, draft = build(values)
+    assert draft.correct.claim == {"metric": "resting_hr", "lo": 9, "hi": None}
+    assert draft.correct.text == "Excursions: 9 or more"
+    assert holds(draft) == [True] + [False] * 9
+    assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == draft.graph.evidence()
+
+
+def test_every_option_has_one_number_and_one_template() -> None:
+    texts = [o.text for o in mod.count_options("hrv")]
+    assert texts[:-1] == [f"Excursions: {n}" for n in range(9)]
+    assert texts[-1] == "Excursions: 9 or more"
 
 
 @pytest.mark.usefixtures("above")
@@ -104,7 +121,7 @@ def test_run_straddling_the_window_start_is_dropped() -> None:
 @pytest.mark.usefixtures("above")
 def test_sparse_window_is_dropped() -> None:
     values = base()
-    values[WINDOW_START : WINDOW_START + 8] = np.nan
+    values[WINDOW_START : WINDOW_START + 15] = np.nan
     with pytest.raises(Drop, match="too few days"):
         build(values)
 
@@ -122,6 +139,10 @@ def test_check_on_hand_made_evidence() -> None:
         {"start": 30, "end": 30, "length": 1, "peak_z": 3.0},
     ]
     evidence = {"runs": runs, "window_start": 28}
-    assert ExcursionCount.check({"count": 1}, evidence)
-    assert not ExcursionCount.check({"count": 2}, evidence)
-    assert ExcursionCount.check({"count": 0}, {"runs": [], "window_start": 28})
+    assert ExcursionCount.check({"lo": 1, "hi": 2}, evidence)
+    assert not ExcursionCount.check({"lo": 2, "hi": 3}, evidence)
+    assert ExcursionCount.check({"lo": 0, "hi": 1}, {"runs": [], "window_start": 28})
+    many = {"runs": [{**runs[1], "start": 30 + 2 * i} for i in range(11)], "window_start": 28}
+    assert ExcursionCount.check({"lo": 9, "hi": None}, many)
+    assert not ExcursionCount.check({"lo": 8, "hi": 9}, many)
+    assert not ExcursionCount.check({"lo": 9, "hi": None}, evidence)

@@ -7,8 +7,19 @@ from typing import Any
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import option_features
 from wearbench.questions import CohortPool, Drop, UserContext
-from wearbench.questions.types.fitness_prediction import TREND_DAYS, FitnessPrediction, band_of, trend_of
+from wearbench.questions.types.fitness_prediction import (
+    BANDS,
+    RISKS,
+    TREND_DAYS,
+    TRENDS,
+    FitnessPrediction,
+    band_of,
+    option,
+    risk_of,
+    trend_of,
+)
 
 N = 240
 #: Cohort reference: 41 values 30.0, 30.5, …, 50.0 → mean 40, SD ≈ 6.06.
@@ -131,3 +142,23 @@ def test_too_few_peers_falls_back_to_the_whole_cohort() -> None:
     d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))), pool)
     assert "whole cohort" in d.question
     assert d.correct.claim["band"] == "high"
+
+
+def test_option_text_is_one_template() -> None:
+    assert option("low", "higher", "no_clear_change").text == (
+        "Fitness band poor, increased long-term mortality risk, an unclear trend in VO2max"
+    )
+    texts = [option(b, r, t).text for b in BANDS for r in RISKS for t in TRENDS]
+    assert len(set(texts)) == 24
+    assert len({len(t) for t in texts}) == 1
+    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))))
+    feats = option_features(d.question, [o.text for o in (d.correct, *d.distractors)])[:, :-1]
+    assert np.all(feats == feats[0])
+
+
+def test_distractors_carry_the_prognosis_of_their_band() -> None:
+    d = build(make_ctx(every_third(np.linspace(40.0, 30.0, N))))
+    claims = [o.claim for o in (d.correct, *d.distractors)]
+    assert all(c["risk"] == risk_of(c["band"]) for c in claims)
+    assert len({(c["band"], c["trend"]) for c in claims}) == 10
+    assert [risk_of(b) for b in BANDS] == ["higher", "higher", "lower", "lower"]

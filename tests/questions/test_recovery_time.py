@@ -1,4 +1,4 @@
-"""Recovery time: planted episodes with a known return to the pre-episode baseline."""
+"""Recovery time (v2): planted episodes with a known return to the pre-episode baseline."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def make_ctx(values: np.ndarray) -> UserContext:
 @pytest.fixture(autouse=True)
 def resting_hr_above(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "SIGNALS", (("resting_hr", "above"),))
-    monkeypatch.setattr(mod, "KEEP_SHARE", {})
+    monkeypatch.setattr(mod, "GAP_FULL", 0)  # keep recent recoveries
 
 
 def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
@@ -46,19 +46,43 @@ def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
     return ctx, RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
 
 
-@pytest.mark.parametrize(
-    ("days", "text"), [(1, "1 day"), (3, "3 days"), (9, "9 days"), (12, "10 days or more")]
-)
-def test_planted_recovery_is_the_answer(days: int, text: str) -> None:
+@pytest.mark.parametrize("days", [1, 3, 9, 12])
+def test_planted_recovery_is_the_answer(days: int) -> None:
     ctx, draft = build(episode(base(), ONSET, days))
     evidence = draft.graph.evidence()
     assert evidence["days"] == days
     assert evidence["onset"] == ONSET - (N - mod.LOOKBACK_DAYS)  # index in the shown series
-    assert draft.correct.text == text
+    assert draft.correct.text == str(ctx.dates[ONSET + days])
+    assert draft.correct.claim == {"metric": "resting_hr", "date": str(ctx.dates[ONSET + days])}
     options = (draft.correct, *draft.distractors)
     assert [RecoveryTime.check(o.claim, evidence) for o in options] == [True] + [False] * 9
-    assert len({o.text for o in options}) == 10
+    shown = sorted(np.datetime64(o.text) for o in options)
+    assert np.all(np.diff(shown) == np.timedelta64(1, "D"))  # ten consecutive days
+    assert shown[-1] <= ctx.dates[END]
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
+
+
+def test_answer_position_is_spread_over_the_shown_days() -> None:
+    ctx = make_ctx(episode(base(), ONSET, 4))
+    positions = set()
+    for seed in range(60):
+        draft = RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
+        shown = sorted(o.text for o in (draft.correct, *draft.distractors))
+        positions.add(shown.index(draft.correct.text))
+    assert positions == set(range(mod.N_OPTIONS))
+
+
+def test_shown_days_never_run_past_the_end_date() -> None:
+    ctx = make_ctx(episode(base(), END - 6, 2))  # recovered four days before the end date
+    reasons = set()
+    for seed in range(30):
+        try:
+            draft = RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
+        except Drop as drop:
+            reasons.add(drop.reason)
+            continue
+        assert max(o.text for o in (draft.correct, *draft.distractors)) <= str(ctx.dates[END])
+    assert "date options would run past the end date" in reasons
 
 
 def test_the_most_recent_episode_is_used() -> None:
@@ -96,15 +120,19 @@ def test_later_day_on_the_excursion_threshold_is_dropped() -> None:
         build(values)
 
 
-def test_one_day_recoveries_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "KEEP_SHARE", {1: 0.0})
+def test_recent_recoveries_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mod, "GAP_FULL", 10_000)
     with pytest.raises(Drop, match="answer balance"):
         build(episode(base(), ONSET, 1))
-    build(episode(base(), ONSET, 2))  # other answers are always kept
+    assert mod.gap_keep_share(10_000) == 1.0
+    monkeypatch.setattr(mod, "GAP_FULL", 40)
+    assert mod.gap_keep_share(40) == 1.0
+    assert mod.gap_keep_share(10) == pytest.approx(np.exp(-1.0))
 
 
 def test_check_on_hand_made_evidence() -> None:
-    assert RecoveryTime.check({"lo": 3, "hi": 4}, {"days": 3.0, "onset": 90})
-    assert not RecoveryTime.check({"lo": 4, "hi": 5}, {"days": 3.0, "onset": 90})
-    assert RecoveryTime.check({"lo": 10, "hi": None}, {"days": 17.0, "onset": 90})
-    assert not RecoveryTime.check({"lo": 10, "hi": None}, {"days": None, "onset": 90})
+    dates = [f"2024-01-{d:02d}" for d in range(1, 11)]
+    assert RecoveryTime.check({"date": "2024-01-06"}, {"days": 3.0, "onset": 2, "dates": dates})
+    assert not RecoveryTime.check({"date": "2024-01-05"}, {"days": 3.0, "onset": 2, "dates": dates})
+    assert not RecoveryTime.check({"date": "2024-01-10"}, {"days": 9.0, "onset": 2, "dates": dates})
+    assert not RecoveryTime.check({"date": "2024-01-06"}, {"days": None, "onset": 2, "dates": dates})

@@ -7,8 +7,18 @@ import json
 import numpy as np
 import pytest
 
+from wearbench.bench._shortcut import FEATURES, option_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
-from wearbench.questions.types.sleep_phenotype import SleepPhenotype, classify
+from wearbench.questions.types import sleep_phenotype
+from wearbench.questions.types.acute_strain import thin
+from wearbench.questions.types.sleep_phenotype import (
+    CONTINUITY,
+    DURATION,
+    KEEP,
+    TIMING,
+    SleepPhenotype,
+    classify,
+)
 
 N = 40
 END = N - 1
@@ -40,6 +50,19 @@ def build(*args: float, seed: int = 0, reference: bool = True) -> tuple[UserCont
     return ctx, SleepPhenotype().make(ctx, END, np.random.default_rng(seed), POOL)
 
 
+@pytest.fixture
+def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every window: these tests are about the answer, not the answer-class thinning."""
+    monkeypatch.setattr(sleep_phenotype, "KEEP", {})
+
+
+def varying_text_features(draft: Draft) -> list[str]:
+    """The shortcut-audit features (other than letter position) that differ between the options."""
+    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
+    x = option_features(draft.question, texts)
+    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
+
+
 @pytest.mark.parametrize(
     ("sleep", "efficiency", "regularity", "phenotype"),
     [
@@ -48,6 +71,7 @@ def build(*args: float, seed: int = 0, reference: bool = True) -> tuple[UserCont
         (490.0, 92.0, 60.0, ("long", "consolidated", "irregular")),  # ~P92
     ],
 )
+@pytest.mark.usefixtures("no_thinning")
 def test_planted_phenotype_is_the_answer(
     sleep: float, efficiency: float, regularity: float, phenotype: tuple[str, str, str]
 ) -> None:
@@ -66,8 +90,40 @@ def test_planted_phenotype_is_the_answer(
         else "short_sleep_adverse_outcomes"
     )
     assert draft.grounding_ref == expected_card
+    assert varying_text_features(draft) == []
 
 
+def test_option_words_of_one_axis_have_one_length() -> None:
+    """Every phenotype text has the same length whatever the answer."""
+    for words in (DURATION, CONTINUITY, TIMING):
+        assert len({len(w) for w in words.values()}) == 1
+
+
+def test_common_phenotypes_are_thinned_by_the_seed() -> None:
+    rng = np.random.default_rng(0)
+    draws: list[str] = []
+    for _ in range(4000):
+        try:
+            thin(("adequate", "consolidated", "regular"), KEEP, rng)
+            draws.append("kept")
+        except Drop as d:
+            draws.append(d.reason)
+    assert set(draws) == {"kept", "answer class thinned for balance"}
+    assert draws.count("kept") / 4000 == pytest.approx(
+        KEEP[("adequate", "consolidated", "regular")], abs=0.03
+    )
+    ctx = make_ctx(420.0, 90.0, 20.0)  # adequate, consolidated, regular
+    outcomes = set()
+    for seed in range(30):
+        try:
+            SleepPhenotype().make(ctx, END, np.random.default_rng(seed), POOL)
+            outcomes.add("kept")
+        except Drop as d:
+            outcomes.add(d.reason)
+    assert outcomes == {"kept", "answer class thinned for balance"}
+
+
+@pytest.mark.usefixtures("no_thinning")
 def test_percentile_evidence_is_interpolated_from_the_reference() -> None:
     _, draft = build(405.0, 86.0, 70.0)
     evidence = draft.graph.evidence()

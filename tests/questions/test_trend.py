@@ -1,4 +1,4 @@
-"""Trend (v2): planted ramps and flat windows on hand-built contexts."""
+"""Trend (v3): planted ramps and flat windows on hand-built contexts; answer-placed size ladder."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import pytest
 
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions.types import trend
-from wearbench.questions.types.trend import METRICS, Trend, ci_in_dead_band, size_edges
+from wearbench.questions.types.trend import METRICS, N_BINS, Trend, ci_in_dead_band, ladder_edges
 
 N = 60
 #: Uniform cohort slopes in [-1, 1] per day: |change| = |slope| × 27 is uniform on [0, 27].
 POOL = CohortPool(window_slopes={m: np.linspace(-1.0, 1.0, 2001) for m in METRICS})
-EDGES = [0.0, 20.0, 24.0, 25.0, 26.0, math.inf]  # quantiles .75 .88 .94 .98 of U[0, 27], 2 s.f.
 
 
 def make_ctx(values: np.ndarray) -> UserContext:
@@ -40,8 +39,16 @@ def holds(draft: Draft) -> list[bool]:
     return [Trend.check(o.claim, evidence) for o in (draft.correct, *draft.distractors)]
 
 
-def test_size_edges_are_cohort_quantiles() -> None:
-    assert size_edges(POOL.window_slopes["hrv"] * 27) == EDGES
+def test_ladder_edges_place_the_change_in_the_asked_bin() -> None:
+    # w = 0.2 × 10 = 2; the change sits half a width into bin 2: first inner edge 10 − 1.5 × 2 = 7
+    assert ladder_edges(10.0, 2, 0.5, 0.2) == [0.0, 7.0, 9.0, 11.0, 13.0, math.inf]
+    assert ladder_edges(10.0, 0, 0.5, 0.2) == [0.0, 11.0, 13.0, 15.0, 17.0, math.inf]  # below
+    assert ladder_edges(10.0, 4, 0.5, 0.2) == [0.0, 3.0, 5.0, 7.0, 9.0, math.inf]  # open top
+    # two significant figures for w, edges exact at its precision
+    # w = 0.2468 → 0.25; first inner edge 1.234 − 0.3 × 0.25 = 1.159 → 1.16
+    assert ladder_edges(1.234, 1, 0.3, 0.2) == [0.0, 1.16, 1.41, 1.66, 1.91, math.inf]
+    with pytest.raises(Drop, match="change undefined"):
+        ladder_edges(0.0, 1, 0.5, 0.2)
 
 
 @pytest.mark.parametrize(("slope", "direction"), [(0.5, "increasing"), (-0.5, "decreasing")])
@@ -49,23 +56,34 @@ def test_clean_ramp_is_a_trend_of_the_planted_size(slope: float, direction: str)
     ctx, draft = build(ramp(slope))
     claim = draft.correct.claim
     assert claim["direction"] == direction
-    assert (claim["lo"], claim["hi"]) == (0.0, 20.0)  # change 13.5 lies in the first bin
+    change = abs(draft.graph.evidence()["slope"]) * 27
+    hi = math.inf if claim["hi"] is None else claim["hi"]
+    assert claim["lo"] <= change < hi
     assert draft.graph.evidence()["slope"] == pytest.approx(slope, abs=0.05)
     assert holds(draft) == [True] + [False] * 9
     assert len({o.text for o in (draft.correct, *draft.distractors)}) == 10
-    assert draft.correct.text.startswith(f"{direction.capitalize()}, by less than 20")
+    assert draft.correct.text.startswith(f"{direction.capitalize()}, by ")
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == draft.graph.evidence()
 
 
-def test_large_change_lands_in_the_open_top_bin() -> None:
-    _, draft = build(ramp(1.2))  # change 32.4 > 26
-    assert draft.correct.claim == {
-        "metric": draft.metrics[0],
-        "direction": "increasing",
-        "lo": 26.0,
-        "hi": None,
-    }
-    assert "more than" in draft.correct.text
+def test_answer_bin_is_spread_over_the_ladder() -> None:
+    """Over seeds, the planted change lands in every one of the five size bins."""
+    ranks = set()
+    for seed in range(40):
+        _, draft = build(ramp(0.5), seed)
+        los = sorted(
+            {o.claim["lo"] for o in (draft.correct, *draft.distractors) if o.claim["direction"] != "none"}
+        )
+        ranks.add(los.index(draft.correct.claim["lo"]))
+        assert holds(draft) == [True] + [False] * 9
+    assert ranks == set(range(N_BINS))
+
+
+def test_open_bins_read_less_than_and_at_least() -> None:
+    _, draft = build(ramp(0.5))
+    texts = [o.text for o in (draft.correct, *draft.distractors)]
+    assert sum("less than" in t for t in texts) + sum("at least" in t for t in texts) >= 3
+    assert all(t.count("over the window") == 1 for t in texts if not t.startswith("No clear"))
 
 
 def test_no_trend_option_is_always_offered_with_nine_directional_claims() -> None:
@@ -91,9 +109,16 @@ def test_flat_window_is_subsampled_for_balance(monkeypatch: pytest.MonkeyPatch) 
         build(60.0 + 3.0 * np.sin(np.arange(N) * 2.0))
 
 
-def test_change_on_a_bin_edge_is_dropped() -> None:
+def test_change_never_lies_in_an_edge_dead_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed in range(20):
+        _, draft = build(ramp(0.5), seed)
+        change = abs(draft.graph.evidence()["slope"]) * 27
+        edges = sorted({o.claim["lo"] for o in (draft.correct, *draft.distractors) if "lo" in o.claim})[1:]
+        width = edges[1] - edges[0]
+        assert all(abs(change - e) > trend.DEAD_BAND * width for e in edges)
+    monkeypatch.setattr(trend, "MAX_TRIES", 0)
     with pytest.raises(Drop, match="dead-band of a magnitude edge"):
-        build(ramp(24.0 / 27.0, wiggle=0.0))  # change exactly 24, an inner edge
+        build(ramp(0.5))
 
 
 def test_constant_window_is_dropped_as_knife_edge() -> None:

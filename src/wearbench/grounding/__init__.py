@@ -83,6 +83,7 @@ from wearbench.grounding._kernels import (
     weighted_mean,
 )
 from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, Pair, pair_by_name
+from wearbench.grounding._spread import position_weights, spread_window
 
 __all__ += [
     "BASELINE_WINDOWS",
@@ -133,6 +134,8 @@ __all__ += [
     "margin_gate",
     "null_test",
     "pair_by_name",
+    "position_weights",
+    "spread_window",
     "stability_gate",
     "strongest_gates",
     "weighted_lag_corr",

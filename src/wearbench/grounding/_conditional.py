@@ -2,7 +2,9 @@
 
 The statistic is :func:`wearbench.primitives.conditional_mean_difference` (effect in SD units);
 its label is the direction (``higher``/``lower``) and the magnitude bin of ``|effect|`` between
-:data:`EFFECT_EDGES`. Effects below the first edge are *no clear effect* and are not labelled.
+:data:`EFFECT_EDGES`. Effects below the first edge are *no clear effect* and are not labelled;
+nor are effects at or beyond the last edge (3 SD: beyond what a 20 % condition group can
+plausibly shift a mean, so every bin is closed and can be shown in one template).
 Gates:
 
 - dead-band: ``|effect|`` within :data:`EFFECT_DEAD_BAND` SD of any edge is rejected;
@@ -43,8 +45,8 @@ __all__ = [
     "conditional_prefilter",
 ]
 
-#: Magnitude bin edges of |effect| (SD units); the last bin is open-ended.
-EFFECT_EDGES: tuple[float, ...] = (0.3, 0.6, 0.9, 1.3, 1.8)
+#: Magnitude bin edges of |effect| (SD units); effects at or beyond the last edge are not labelled.
+EFFECT_EDGES: tuple[float, ...] = (0.3, 0.6, 0.9, 1.3, 1.8, 2.2, 2.6, 3.0)
 #: Rejected half-width (SD units) around every edge.
 EFFECT_DEAD_BAND = 0.05
 #: Offsets of the driver cut's quantile the label must be stable across.
@@ -56,8 +58,8 @@ Label = tuple[str, int] | None
 
 
 def conditional_label(effect: float, edges: Sequence[float] = EFFECT_EDGES) -> Label:
-    """``(direction, bin index)`` of an effect, or None when undefined or below the first edge."""
-    if not math.isfinite(effect) or abs(effect) < edges[0]:
+    """``(direction, bin index)`` of an effect, or None when undefined or outside the edges."""
+    if not math.isfinite(effect) or not edges[0] <= abs(effect) < edges[-1]:
         return None
     k = int(np.searchsorted(np.asarray(edges), abs(effect), side="right")) - 1
     return ("higher" if effect > 0 else "lower", k)

@@ -13,8 +13,10 @@ distribution sets the first step: a window more than 10 % below their usual medi
 their usual level", more than 10 % above is "above", else "at their usual level".
 
 Options: the 4 levels × 3 relations to the user's own usual level (12 recommendations), the
-correct one and nine of the other eleven. Dead-bands: the percentile rank within 3 points of
-P25, P50 or P75, or the relative change within 3 points of ±10 %, drops the window.
+correct one and nine of the other eleven, in one template of one length (no digits, negation or
+hedge words), so that the text alone does not single out a recommendation. Dead-bands: the
+percentile rank within 3 points of P25, P50 or P75, or the relative change within 3 points of
+±10 %, drops the window.
 """
 
 from __future__ import annotations
@@ -36,34 +38,31 @@ LEVEL_CUTS = (25.0, 50.0, 75.0)
 LEVELS = ("low", "below_median", "above_median", "high")
 RELATIONS = ("below_usual", "usual", "above_usual")
 REL_CUT = 0.10
+#: How often each relation is expected at each level: a ±10 % band around the usual level holds
+#: most windows, and a window in the bottom (top) quarter of peers is more often below (above)
+#: the user's own usual level than the other way round (regression to the mean). Used only to
+#: pick distractors, so that each recommendation is shown about as often as it is the answer.
+RELATION_PRIOR = {
+    "low": {"below_usual": 0.4, "usual": 0.45, "above_usual": 0.15},
+    "below_median": {"below_usual": 0.25, "usual": 0.5, "above_usual": 0.25},
+    "above_median": {"below_usual": 0.25, "usual": 0.5, "above_usual": 0.25},
+    "high": {"below_usual": 0.1, "usual": 0.55, "above_usual": 0.35},
+}
 PCT_DEAD_BAND = 3.0
 REL_DEAD_BAND = 0.03
 
+#: Option wording: one template; each level's (quarter, gain) words and each relation's words add up
+#: to one length, with no digits, negation or hedge words and none that the stem uses.
 _LEVEL_TEXT = {
-    "low": (
-        "Steps are in the bottom quarter for their age and sex, where the dose–response is steepest: "
-        "a modest increase (for example about 2,000 more steps a day) is associated with the largest "
-        "relative benefit"
-    ),
-    "below_median": (
-        "Steps are below the median for their age and sex: further increases are still associated "
-        "with clearly lower risk"
-    ),
-    "above_median": (
-        "Steps are above the median for their age and sex: more steps are still associated with lower "
-        "risk, but the relative gain per extra step is smaller"
-    ),
-    "high": (
-        "Steps are in the top quarter for their age and sex, where the association flattens: "
-        "maintaining this volume matters more than adding to it"
-    ),
+    "low": ("bottom", "largest"),
+    "below_median": ("second", "sizable"),
+    "above_median": ("third", "moderate"),
+    "high": ("fourth", "limited"),
 }
 _RELATION_TEXT = {
-    "below_usual": "the last 28 days are below their own usual level, so returning to it comes first",
-    "usual": "the last 28 days match their own usual level",
-    "above_usual": (
-        "the last 28 days are above their own usual level, so sustaining the recent rise comes first"
-    ),
+    "below_usual": ("trail", "regain"),
+    "usual": ("match", "retain"),
+    "above_usual": ("outdo", "uphold"),
 }
 
 
@@ -80,8 +79,12 @@ def relation_of(window_median: float, history_median: float) -> str:
 
 def option(level: str, relation: str) -> Option:
     """Recommendation text and claim."""
+    quarter, gain = _LEVEL_TEXT[level]
+    verb, aim = _RELATION_TEXT[relation]
     return Option(
-        f"{_LEVEL_TEXT[level]}; {_RELATION_TEXT[relation]}.", {"level": level, "relation": relation}
+        f"Steps in the {quarter} quarter of peers, where extra steps bring {gain} benefit; recent steps "
+        f"{verb} their usual level, so first {aim} that level.",
+        {"level": level, "relation": relation},
     )
 
 
@@ -90,7 +93,7 @@ class ActivityRecommendation(QuestionType):
     """Which step-count recommendation follows from habitual steps, peers and the user's usual level."""
 
     name = "activity_recommendation"
-    version = 1
+    version = 2
     labels = Labels("health", "single", "literature", "history")
     max_per_user = 2
     min_history = 28 + HISTORY
@@ -119,12 +122,15 @@ class ActivityRecommendation(QuestionType):
         evidence = g.evidence()
         correct = next(option(*c) for c in combos if self.check({"level": c[0], "relation": c[1]}, evidence))
         others = [option(*c) for c in combos if c != (correct.claim["level"], correct.claim["relation"])]
-        picks = rng.choice(len(others), 9, replace=False)
+        w = np.array([RELATION_PRIOR[str(o.claim["level"])][str(o.claim["relation"])] for o in others])
+        picks = rng.choice(len(others), 9, replace=False, p=w / w.sum())
         text = (
             f"Considering this user's daily steps over the 28 days ending {g.end_date}, the reference "
             f"percentiles of their age band and sex, and their own usual step level over the preceding "
             f"{HISTORY} days, which recommendation is most consistent with the step-count dose–response "
-            f"evidence (risk falls most steeply at low volumes and flattens at high volumes)?"
+            f"evidence (risk falls most steeply at low volumes and flattens at high volumes)? Quarters "
+            f"are cut at the reference P25, P50 and P75; the 28-day median counts as different from the "
+            f"usual median when it differs by more than {REL_CUT:.0%}."
         )
         return Draft(text, correct, tuple(others[int(i)] for i in picks), g, ("steps",), grounding_ref=CARD)
 

@@ -17,7 +17,13 @@ mutually exclusive except where two explanations genuinely fit (e.g. HRV down wi
 value across a ±0.25 dead-band around its threshold would change the reading are dropped.
 Windows are chosen around candidate resting-HR rises (the focus starts on the first day of a
 run of elevated days), interleaved with windows whose focus shows a sleep, steps or HRV shift
-and with plain windows every four weeks, so that the readings are not dominated by one class.
+and with plain windows every four weeks, so that the readings are not dominated by one class;
+windows with one of the commonest quiet readings are further thinned at random (:data:`KEEP`,
+seeded by the item's ``rng``; illness onsets are never thinned).
+
+Option texts share one form, so that a model without the data cannot read the answer off the
+text: every reading has the same length, its own first word, no digits and no negation, hedge
+or open-range words, and every word of every option also appears in the stem.
 """
 
 from __future__ import annotations
@@ -94,22 +100,21 @@ Rule = Callable[[State], bool]
 
 READINGS: dict[str, tuple[str, Rule]] = {
     "illness": (
-        "Pattern consistent with acute illness or infection onset (resting HR up; HRV down, more sleep "
-        "and fewer steps on balance)",
+        "Acute illness onset: resting HR up; HRV down, more sleep, fewer steps on balance",
         lambda s: s.elevated and s.illness_like(),
     ),
     "overreaching": (
-        "Overreaching from an increased training load (resting HR up with more exercise)",
+        "Overreaching: resting HR up as exercise minutes rise; sleep stays steady or down",
         lambda s: s.elevated and s.up("exercise_minutes") and not s.up("sleep_minutes"),
     ),
     "sleep_loss": (
-        "Strain from sleep loss (resting HR up after shorter sleep)",
+        "Sleep-loss strain: resting HR up after shorter sleep; exercise and stress steady",
         lambda s: (
             s.elevated and s.down("sleep_minutes") and not s.up("exercise_minutes") and not s.up("stress")
         ),
     ),
     "stress": (
-        "Psychological stress response (resting HR and stress up; sleep and activity unchanged)",
+        "Stress response: resting HR and stress up; sleep, steps and exercise stay steady",
         lambda s: (
             s.elevated
             and s.up("stress")
@@ -120,19 +125,19 @@ READINGS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "isolated_rhr": (
-        "Isolated resting-HR rise with no supporting co-signal (possible measurement artefact)",
+        "Isolated rise: resting HR up while all the co-signals stay steady (an artefact?)",
         lambda s: s.elevated and s.flat() and not s.illness_like(),
     ),
     "fitness": (
-        "Consistent with improved fitness (resting HR sustained below baseline)",
+        "Improved fitness: resting HR sustained under its baseline over two days in a row",
         lambda s: not s.elevated and s.below,
     ),
     "no_deviation": (
-        "No deviation from baseline",
+        "Steady baseline: resting HR and every co-signal remain within their usual ranges",
         lambda s: not s.elevated and not s.below and s.flat(),
     ),
     "poor_sleep_only": (
-        "Poor sleep only (shorter sleep; resting HR within baseline)",
+        "Poor sleep only: shorter nights; resting HR and the other co-signals stay steady",
         lambda s: (
             not s.elevated
             and not s.below
@@ -141,7 +146,7 @@ READINGS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "reduced_activity_only": (
-        "Reduced activity only (fewer steps; resting HR within baseline)",
+        "Low activity alone: fewer steps; resting HR and the other co-signals stay steady",
         lambda s: (
             not s.elevated
             and not s.below
@@ -151,7 +156,7 @@ READINGS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "hrv_only": (
-        "HRV suppressed without a resting-HR rise",
+        "Suppressed HRV alone: HRV drops; resting HR and the other co-signals stay steady",
         lambda s: (
             not s.elevated
             and not s.below
@@ -238,6 +243,22 @@ def robust_reading(state: State, readings: Mapping[str, tuple[str, Rule]], index
     return nominal
 
 
+#: Share of windows kept per reading (the rest are dropped, so the next candidate window is
+#: tried): readings that plain and quiet windows give most often are thinned so that the
+#: answer classes are flatter (a model guessing the commonest reading gains little).
+KEEP: dict[str, float] = {"no_deviation": 0.5, "fitness": 0.8, "isolated_rhr": 0.8, "hrv_only": 0.8}
+
+
+def thin(answer: Any, keep: Mapping[Any, float], rng: np.random.Generator) -> None:
+    """Drop a share ``1 − keep[answer]`` of the windows whose answer is ``answer`` (seeded by ``rng``).
+
+    Raises:
+        Drop: When the draw falls outside the kept share.
+    """
+    if rng.random() >= keep.get(answer, 1.0):
+        raise Drop("answer class thinned for balance")
+
+
 def _run_ends(hit: np.ndarray, min_history: int, last: int) -> list[int]:
     """End indices putting the first day of every run of ≥ 2 ``hit`` days first in the focus."""
     starts = np.flatnonzero(hit[:-1] & hit[1:] & ~np.concatenate([[False], hit[:-2]]))
@@ -299,11 +320,12 @@ class AcuteStrain(QuestionType):
 
     Evidence: two-consecutive-day resting-HR z-scores (trailing 28-day personal baseline) and the
     shift of HRV, sleep, steps, exercise and stress over the focus days (SD units of the 28 days
-    before). Options: ten clinical readings; exactly one follows from the rules.
+    before). Options: ten clinical readings of one form (equal lengths, every word in the stem);
+    exactly one follows from the rules.
     """
 
     name = "acute_strain"
-    version = 1
+    version = 2
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
     min_history = BASELINE_DAYS + FOCUS_DAYS
@@ -319,16 +341,24 @@ class AcuteStrain(QuestionType):
         if state is None:
             raise Drop("too few days present for the personal baselines")
         answer = robust_reading(state, READINGS)
+        thin(answer, KEEP, rng)
         options = [Option(text, {"reading": key}) for key, (text, _) in READINGS.items()]
         correct = next(o for o in options if o.claim["reading"] == answer)
         stem = (
             f"Consider the last {FOCUS_DAYS} days of the 28-day window ending {g.end_date}. Judge this "
-            "user's resting heart rate day by day against their own trailing 28-day mean and SD "
-            f"(elevated: at least two consecutive days ≥ {K_RHR} SD above), and the "
-            f"{cosignal_phrase(COSIGNALS)} of those days against the 28 days before them "
-            f"(a change of at least {T_CO:g} SD counts; HRV down, more sleep and fewer steps count "
-            f"'on balance' when their mean shift in that direction is at least {T_ILL:g} SD). "
-            "Which reading does the evidence support?"
+            "user's resting heart rate (resting HR) day by day against their own trailing 28-day mean "
+            f"and SD: it is up when at least two consecutive days are ≥ {K_RHR} SD above, and sustained "
+            f"under its baseline when two days in a row are ≤ −{K_RHR} SD. Judge the "
+            f"{cosignal_phrase(COSIGNALS)} of those days (the co-signals) against the 28 days before "
+            f"them: a co-signal is up or down after a change of at least {T_CO:g} SD (a rise or more; "
+            "drops, fewer or shorter nights) and steady otherwise, i.e. it stays within its usual "
+            "ranges. HRV down, more sleep and fewer steps count 'on balance' when their mean shift in "
+            f"that direction is at least {T_ILL:g} SD. Over these days, which reading does the evidence "
+            "support? The readings: an acute illness onset, overreaching, sleep-loss strain, a stress "
+            "response, an isolated rise (an artefact?), improved fitness, a steady baseline, poor sleep "
+            "only, low activity alone or suppressed HRV alone. Where a reading has the other "
+            "co-signals stay steady, all co-signals it does not name must remain as usual, every one, "
+            "while those it names move as stated."
         )
         ref = "exercise_lowers_rhr" if answer == "fitness" else "rhr_elevation_acute_illness"
         return Draft(

@@ -16,11 +16,14 @@ The state has four parts, each decided by the flags alone:
   user's age band and sex. Crossing the panel with activity makes ten distinct options possible
   for every panel and lets one draw serve several windows.
 
-Options are the correct state and nine other states drawn uniformly from the 47 remaining
-combinations (each one a misreading of at least one flag). Dead-bands: a panel is dropped when
-moving any biomarker by a small analytical margin (glucose 2 mg/dL, HbA1c 0.05 %, TG 3 mg/dL,
-HDL 1 mg/dL, HOMA-IR 0.1) would change its part of the state; a window is dropped when the
-steps percentile lies within 5 percentile points of the median.
+Options are the correct state and nine other states (each a misreading of at least one flag),
+drawn with weights :func:`state_prior` (so common states are shown about as often as they are
+the answer) from the remaining combinations whose glycaemia word has the same length as the
+correct one's (euglycaemic/prediabetic vs diabetic), written in one template whose slots are
+single words of one length, so that no text feature singles out the correct state. Dead-bands:
+a panel is dropped when moving any biomarker by a small analytical margin (glucose 2 mg/dL,
+HbA1c 0.05 %, TG 3 mg/dL, HDL 1 mg/dL, HOMA-IR 0.1) would change its part of the state; a
+window is dropped when the steps percentile lies within 5 percentile points of the median.
 """
 
 from __future__ import annotations
@@ -48,21 +51,13 @@ GLYCAEMIA = ("normal", "prediabetes", "diabetes")
 LIPIDS = ("normal", "high_tg", "low_hdl", "atherogenic")
 ACTIVITY = ("lower", "higher")
 
-_GLYC_TEXT = {
-    "normal": "Normoglycaemic",
-    "prediabetes": "Prediabetic-range glycaemia",
-    "diabetes": "Diabetic-range glycaemia",
-}
-_LIPID_TEXT = {
-    "normal": "normal triglycerides and HDL",
-    "high_tg": "isolated high triglycerides",
-    "low_hdl": "isolated low HDL cholesterol",
-    "atherogenic": "atherogenic dyslipidaemia (high triglycerides, low HDL)",
-}
-_ACT_TEXT = {
-    "lower": "habitual daily steps below the median of peers of the same age band and sex",
-    "higher": "habitual daily steps above the median of peers of the same age band and sex",
-}
+#: Option wording: every slot's alternatives are single words of one length class, no negation
+#: or hedge words, none shared with the stem, so the text alone does not single out any state.
+_GLYC_TEXT = {"normal": "Euglycaemic", "prediabetes": "Prediabetic", "diabetes": "Diabetic"}
+_IR_TEXT = {False: "insulin-sensitive", True: "insulin-resistant"}
+_TG_TEXT = {False: "normal", True: "raised"}
+_HDL_TEXT = {False: "healthy", True: "reduced"}
+_ACT_TEXT = {"lower": "below", "higher": "above"}
 
 
 def state_from_flags(flags: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -100,12 +95,39 @@ def knife_edge(panel: Mapping[str, float], sex: str) -> bool:
 
 
 def describe(state: Mapping[str, Any]) -> str:
-    """Option text of a state."""
-    ir = "with insulin resistance" if state["insulin_resistance"] else "without insulin resistance"
+    """Option text of a state (one fixed template; each slot is one word of one length class)."""
+    lipids = state["lipids"]
+    high_tg, low_hdl = lipids in ("high_tg", "atherogenic"), lipids in ("low_hdl", "atherogenic")
     return (
-        f"{_GLYC_TEXT[state['glycaemia']]} {ir}, {_LIPID_TEXT[state['lipids']]}; "
-        f"{_ACT_TEXT[state['activity']]}"
+        f"Steps {_ACT_TEXT[state['activity']]} the peer median; {_GLYC_TEXT[state['glycaemia']].lower()}, "
+        f"{_IR_TEXT[bool(state['insulin_resistance'])]}, {_TG_TEXT[high_tg]} triglycerides, "
+        f"{_HDL_TEXT[low_hdl]} HDL"
     )
+
+
+#: A two-phenotype prior of the state (metabolically healthy vs metabolic-syndrome-like, half of
+#: adults each; within each, the parts independent), used only to pick distractors so that common
+#: states are shown about as often as they are the answer. Abnormal parts cluster, which a single
+#: product of prevalences would miss.
+PHENOTYPES: tuple[dict[str, dict[Any, float]], ...] = (
+    {
+        "glycaemia": {"normal": 0.8, "prediabetes": 0.18, "diabetes": 0.02},
+        "insulin_resistance": {False: 0.85, True: 0.15},
+        "lipids": {"normal": 0.75, "high_tg": 0.12, "low_hdl": 0.08, "atherogenic": 0.05},
+        "activity": {"lower": 0.4, "higher": 0.6},
+    },
+    {
+        "glycaemia": {"normal": 0.25, "prediabetes": 0.55, "diabetes": 0.2},
+        "insulin_resistance": {False: 0.15, True: 0.85},
+        "lipids": {"normal": 0.25, "high_tg": 0.3, "low_hdl": 0.1, "atherogenic": 0.35},
+        "activity": {"lower": 0.7, "higher": 0.3},
+    },
+)
+
+
+def state_prior(state: Mapping[str, Any]) -> float:
+    """Prior weight of a state under :data:`PHENOTYPES` (an equal mixture of the two)."""
+    return float(np.mean([np.prod([ph[k][state[k]] for k in ph]) for ph in PHENOTYPES]))
 
 
 def _all_states() -> list[dict[str, Any]]:
@@ -123,7 +145,7 @@ class BloodState(QuestionType):
     """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level."""
 
     name = "blood_state"
-    version = 1
+    version = 2
     labels = Labels("health", "cross", "literature", "history")
     max_per_user = 3
 
@@ -162,14 +184,19 @@ class BloodState(QuestionType):
         evidence = g.evidence()
         states = _all_states()
         correct_state = next(s for s in states if self.check(s, evidence))
-        others = [s for s in states if s is not correct_state]
-        picks = rng.choice(len(others), 9, replace=False)
+        # Distractors share the correct state's glycaemia length class (the one slot whose words
+        # differ in length), so no option stands out by its length.
+        size = len(_GLYC_TEXT[correct_state["glycaemia"]])
+        others = [s for s in states if s is not correct_state and len(_GLYC_TEXT[s["glycaemia"]]) == size]
+        weights = np.array([state_prior(s) for s in others])
+        picks = rng.choice(len(others), 9, replace=False, p=weights / weights.sum())
         distractors = tuple(Option(describe(others[int(i)]), others[int(i)]) for i in picks)
         text = (
             f"Using this user's latest blood panel (drawn on or before {g.end_date}; ADA glycaemic and "
             f"NCEP ATP III lipid cut-offs, HDL by sex, HOMA-IR = glucose × insulin / 405 with 2.5 as the "
-            f"insulin-resistance threshold) and their daily steps over the 28 days ending {g.end_date} "
-            f"compared with the reference percentiles of their age band and sex, which description fits best?"
+            f"insulin-resistance threshold) and their median daily steps over the 28 days ending "
+            f"{g.end_date} compared with the median (P50) of the reference percentiles of their age band "
+            f"and sex, which description fits best?"
         )
         return Draft(
             text,

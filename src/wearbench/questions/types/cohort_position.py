@@ -12,9 +12,12 @@ direction of its association with outcomes, which turns a band into a reading:
 - sleep duration: U-shaped (both short and long sleep are associated with higher mortality).
 
 A reading is relative to peers only (no study-specific cut-off is used): the outer bands
-(below P10 / above P90) are "well below/above most peers", P10–P25 and P75–P90 "below/above
-most peers", P25–P75 "within the middle half". Options: the eight bands with their correct
-reading plus two misreadings (a random band paired with a reading that contradicts the card).
+(below P10 / above P90) are unfavourable or advantageous according to the card's direction,
+P10–P25 and P75–P90 likewise (intermediate for sleep), P25–P75 intermediate. Options are
+(band, reading) pairs in one template ("Quantile rank 0.25 to 0.50 among peers: an
+intermediate position for long-term risk"): the correct pair, 0–2 other readings of the same
+band, and the rest from lower and higher bands with any reading, the split chosen so that the
+correct range's rank among the ten is spread uniformly (see :func:`pick_options`).
 Dead-band: windows whose median lies within 2 % of the P5–P95 range of any cut are dropped.
 Sleep efficiency has reference percentiles but no verified literature card yet, so it is not
 asked.
@@ -57,15 +60,23 @@ POSITION = {
 READINGS = ("less_favourable", "typical", "more_favourable")
 DEAD_BAND = 0.02  # share of the P5–P95 range
 
-_BAND_TEXT = {
-    "<P5": "Below the 5th percentile",
-    "P5-P10": "Between the 5th and 10th percentiles",
-    "P10-P25": "Between the 10th and 25th percentiles",
-    "P25-P50": "Between the 25th and 50th percentiles",
-    "P50-P75": "Between the 50th and 75th percentiles",
-    "P75-P90": "Between the 75th and 90th percentiles",
-    "P90-P95": "Between the 90th and 95th percentiles",
-    ">P95": "Above the 95th percentile",
+#: Band → quantile-rank interval among peers, written with two decimals so that every option
+#: has the same digits and length.
+_BAND_RANGE = {
+    "<P5": ("0.00", "0.05"),
+    "P5-P10": ("0.05", "0.10"),
+    "P10-P25": ("0.10", "0.25"),
+    "P25-P50": ("0.25", "0.50"),
+    "P50-P75": ("0.50", "0.75"),
+    "P75-P90": ("0.75", "0.90"),
+    "P90-P95": ("0.90", "0.95"),
+    ">P95": ("0.95", "1.00"),
+}
+#: Reading → one word of one length class (12 letters, all starting with a vowel).
+_READING_TEXT = {
+    "less_favourable": "unfavourable",
+    "typical": "intermediate",
+    "more_favourable": "advantageous",
 }
 
 
@@ -80,27 +91,54 @@ def reading(metric: str, band: str) -> str:
     return "more_favourable" if favourable else "less_favourable"
 
 
-def _reading_text(metric: str, band: str, key: str) -> str:
-    pos = POSITION[band]
-    where = {
-        -2: "well below most peers",
-        -1: "below most peers",
-        0: "within the middle half of peers",
-        1: "above most peers",
-        2: "well above most peers",
-    }[pos]
-    what = {
-        "less_favourable": "a less favourable position, the direction associated with higher risk",
-        "typical": "no marked deviation from peers in either direction of risk",
-        "more_favourable": "a more favourable position, the direction associated with lower risk",
-    }[key]
-    return f"{where}; {what}"
-
-
 def option(metric: str, band: str, key: str) -> Option:
-    """Option text and claim for a band read as ``key``."""
-    text = f"{_BAND_TEXT[band]} of peers: {_reading_text(metric, band, key)}"
+    """Option text and claim for a band read as ``key`` (one template for every band and reading)."""
+    lo, hi = _BAND_RANGE[band]
+    text = f"Quantile rank {lo} to {hi} among peers: an {_READING_TEXT[key]} position for long-term risk"
     return Option(text, {"metric": metric, "band": band, "reading": key})
+
+
+def pick_options(metric: str, band: str, rng: np.random.Generator) -> tuple[Option, list[Option]]:
+    """The correct option and nine distractors placed so that the correct band's rank is spread.
+
+    Distractors are (band, reading) pairs: ``k`` (0–2) other readings of the correct band, and
+    the rest from lower and higher bands. The number of lower-band distractors is a uniform
+    draw over the ten rank positions, clipped to what the band allows, so the correct option is
+    not systematically the lowest, highest or middle percentile range. Readings are drawn with
+    weights :func:`reading_prior` (how often each reading is correct for a user drawn from the
+    reference population), so that every reading is shown about as often as it is the answer.
+    """
+    b = BANDS.index(band)
+    prior = reading_prior(metric)
+    correct = option(metric, band, reading(metric, band))
+
+    def draw(pairs: list[tuple[str, str]], n: int) -> list[Option]:
+        if n == 0:
+            return []
+        w = np.array([prior[k] for _, k in pairs]) + 1e-3
+        return [
+            option(metric, *pairs[int(i)]) for i in rng.choice(len(pairs), n, replace=False, p=w / w.sum())
+        ]
+
+    same = [(band, k) for k in READINGS if k != reading(metric, band)]
+    below = [(x, k) for x in BANDS[:b] for k in READINGS]
+    above = [(x, k) for x in BANDS[b + 1 :] for k in READINGS]
+    k_same = int(rng.integers(0, len(same) + 1))
+    m = 9 - k_same
+    n_below = int(np.clip(rng.integers(0, m + 1), max(0, m - len(above)), min(m, len(below))))
+    return correct, [*draw(same, k_same), *draw(below, n_below), *draw(above, m - n_below)]
+
+
+#: Share of the reference population in each band (percentile widths).
+BAND_SHARE = dict(zip(BANDS, (0.05, 0.05, 0.15, 0.25, 0.25, 0.15, 0.05, 0.05), strict=True))
+
+
+def reading_prior(metric: str) -> dict[str, float]:
+    """Share of the reference population whose band reads as each reading (e.g. typical 0.5)."""
+    out = dict.fromkeys(READINGS, 0.0)
+    for b, share in BAND_SHARE.items():
+        out[reading(metric, b)] += share
+    return out
 
 
 def near_cut(value: float, cuts: Mapping[int, float], share: float) -> bool:
@@ -114,7 +152,7 @@ class CohortPosition(QuestionType):
     """Band of a 28-day median among cohort reference percentiles (age band, sex) and its health reading."""
 
     name = "cohort_position"
-    version = 1
+    version = 2
     labels = Labels("health", "single", "literature", "window")
     max_per_user = 3
 
@@ -133,21 +171,18 @@ class CohortPosition(QuestionType):
             raise Drop("median within the dead-band of a percentile cut")
         if band.value not in BANDS:
             raise Drop("reference percentiles are not the standard P5…P95 cuts")
-        correct = option(metric, str(band.value), reading(metric, str(band.value)))
-        others = [option(metric, b, reading(metric, b)) for b in BANDS if b != band.value]
-        wrong = [(b, k) for b in BANDS for k in READINGS if k != reading(metric, b)]
-        picks = rng.choice(len(wrong), 2, replace=False)
-        misreadings = [option(metric, *wrong[int(i)]) for i in picks]
+        correct, distractors = pick_options(metric, str(band.value), rng)
         label = METRICS[metric][2]
         text = (
             f"Where does this user's median {label} over the 28 days ending {g.end_date} fall among the "
-            f"cohort reference percentiles for their age band and sex, and what does that position mean "
-            f"for long-term health risk?"
+            f"cohort reference percentiles for their age band and sex (as its quantile rank among peers, "
+            f"the share of peers with a lower value), and is that position unfavourable, intermediate "
+            f"or advantageous for long-term risk given the direction of the literature association?"
         )
         return Draft(
             text,
             correct,
-            (*others, *misreadings),
+            tuple(distractors),
             g,
             (metric,),
             grounding_ref=METRICS[metric][1],

@@ -9,12 +9,18 @@ night" reads the response on the same date (lag 0); day conditions (stress, step
 next day (lag 1).
 
 The answer is the direction × magnitude bin of the effect (bins in SD units,
-:data:`wearbench.grounding.EFFECT_EDGES`; effects below 0.3 SD are dropped as no clear effect).
+:data:`wearbench.grounding.EFFECT_EDGES`; effects below 0.3 SD are dropped as no clear effect,
+effects of 3 SD or more as implausible).
 It is kept only when it passes every gate (:func:`wearbench.grounding.conditional_gates`):
 dead-band around every bin edge, 30-resample day bootstrap (≥ 24), leave-one-day-out, and
-stability of the label with the personal cut moved by ±5 percentiles. Options: both
-directions × the five magnitude bins (opposite direction and wrong magnitudes). Pattern
-family: ``conditional:<condition>-><response>``.
+stability of the label with the personal cut moved by ±5 percentiles. Options: ten consecutive
+classes of the signed scale :data:`SCALE` (seven lower bins, largest first, then seven higher
+bins), all in one template (``-0.9 to -0.6 SD: the response decreased after such days``; the
+response is named in the stem only, so an option's wording does not carry it). The window is
+placed so the answer's rank among the ten is spread evenly over items
+(:func:`wearbench.grounding.spread_window` with :data:`SCALE_PRIOR`), so no option is guessable
+from where its number falls. When several menu entries pass, the rarer direction ("higher") is
+preferred with probability :data:`HIGHER_PREFERENCE`, flattening the answers.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from wearbench.grounding import (
     conditional_label,
     conditional_pass_batch,
     family_null,
+    spread_window,
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
@@ -80,25 +87,46 @@ CONDITIONS: tuple[Condition, ...] = (
 _MENU = tuple((c, r) for c in CONDITIONS for r in c.responses)
 
 
-def _options(cond: Condition, response: str, sd: float) -> list[Option]:
-    edges = (*EFFECT_EDGES, math.inf)
+#: The signed scale of classes shown: lower bins (largest first), then higher bins.
+SCALE: tuple[tuple[str, int], ...] = (
+    *(("lower", k) for k in reversed(range(len(EFFECT_EDGES) - 1))),
+    *(("higher", k) for k in range(len(EFFECT_EDGES) - 1)),
+)
+#: Assumed frequency of each class of :data:`SCALE` as the answer (a design prior for
+#: :func:`spread_window`: effects of 0.3–1.3 SD dominate).
+SCALE_PRIOR: tuple[float, ...] = (
+    0.002, 0.002, 0.002, 0.01, 0.18, 0.21, 0.18, 0.17, 0.12, 0.15, 0.01, 0.002, 0.002, 0.002
+)  # fmt: skip
+N_SHOWN = 10
+#: Chance that an item prefers a "higher" effect when several menu entries pass (lower
+#: effects pass more often; preferring the rarer direction flattens the answers).
+HIGHER_PREFERENCE = 0.6
+_WORD = {"higher": "increased", "lower": "decreased"}
+
+
+def _interval(direction: str, k: int) -> tuple[float, float]:
+    lo, hi = EFFECT_EDGES[k], EFFECT_EDGES[k + 1]
+    return (lo, hi) if direction == "higher" else (-hi, -lo)
+
+
+def _options(
+    cond: Condition, response: str, label: tuple[str, int], rng: np.random.Generator
+) -> list[Option]:
+    """Ten consecutive classes of :data:`SCALE` (one template), the answer at a spread position."""
+    window = spread_window(SCALE.index(label), len(SCALE), N_SHOWN, SCALE_PRIOR, rng)
     out = []
-    for direction in ("higher", "lower"):
-        for k in range(len(EFFECT_EDGES)):
-            lo, hi = edges[k], edges[k + 1]
-            size = f"more than {lo:g} SD" if math.isinf(hi) else f"{lo:g}–{hi:g} SD"
-            approx = (
-                f"over {fmt_value(lo * sd, response)}"
-                if math.isinf(hi)
-                else f"{fmt_value(lo * sd, response)} to {fmt_value(hi * sd, response)}"
-            )
-            text = f"{direction.capitalize()} than on other days, by {size} (≈ {approx})"
-            claim = {"family": f"{cond.key}->{response}", "direction": direction, "bin": k}
-            out.append(Option(text, claim))
+    for direction, k in (SCALE[i] for i in window):
+        lo, hi = _interval(direction, k)
+        text = f"{lo:+.1f} to {hi:+.1f} SD: the response {_WORD[direction]} after such days"
+        claim = {"family": f"{cond.key}->{response}", "direction": direction, "bin": k}
+        out.append(Option(text, claim))
     return out
 
 
 def _find(ctx: UserContext, end: int, days: int, rng: np.random.Generator) -> tuple[Condition, str, Any]:
+    """A gated condition → response, preferring a drawn direction (the rarer one more often)."""
+    prefer = "higher" if rng.random() < HIGHER_PREFERENCE else "lower"
+    fallback = None
     for i in rng.permutation(len(_MENU)):
         cond, response = _MENU[int(i)]
         x, y = ctx.span(cond.driver, end, days), ctx.span(response, end, days)
@@ -106,8 +134,12 @@ def _find(ctx: UserContext, end: int, days: int, rng: np.random.Generator) -> tu
             continue
         gates = conditional_gates(x, y, rng, quantile=cond.quantile, side=cond.side, lag=cond.lag)
         if gates.passed:
-            return cond, response, gates
-    raise Drop("no condition and response pass the population gates")
+            if (gates.stats["effect"] > 0) == (prefer == "higher"):
+                return cond, response, gates
+            fallback = fallback or (cond, response, gates)
+    if fallback is None:
+        raise Drop("no condition and response pass the population gates")
+    return fallback
 
 
 @question()
@@ -115,7 +147,7 @@ class ConditionalEffect(QuestionType):
     """Direction and size of a response's shift after a personal low or high of a driver."""
 
     name = "conditional_effect"
-    version = 1
+    version = 2
     labels = Labels("data", "cross", "population", "history")
     min_history = 120
     max_per_user = 2
@@ -137,12 +169,14 @@ class ConditionalEffect(QuestionType):
         label = conditional_label(float(ce.value.effect))
         if label is None or label != conditional_label(float(gates.stats["effect"])):
             raise Drop("primitive and gate kernel disagree")
-        options = _options(cond, response, float(ce.value.sd))
+        options = _options(cond, response, label, rng)
         correct = next(o for o in options if (o.claim["direction"], o.claim["bin"]) == label)
+        name = response.replace("_", " ")
         text = (
-            f"Over the {days} days ending {g.end_date}, how does this user's {response.replace('_', ' ')} "
-            f"{cond.phrase} compare with the other days? (Difference of means, in SDs of their daily "
-            f"{response.replace('_', ' ')}; sleep on a date is the night ending that morning.)"
+            f"Over the {days} days ending {g.end_date}, how does this user's {name} (the response) "
+            f"{cond.phrase} compare with the other days? (Mean after such days minus mean after the "
+            f"other days, in SDs of their daily {name}; 1 SD ≈ {fmt_value(float(ce.value.sd), response)}; "
+            f"sleep on a date is the night ending that morning.)"
         )
         return Draft(
             text,
@@ -159,7 +193,7 @@ class ConditionalEffect(QuestionType):
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
         """Direction and magnitude bin of the effect equal the claim's."""
         effect = evidence["effect"]
-        if effect is None:
+        if effect is None or not math.isfinite(float(effect)):
             return False
         return conditional_label(float(effect)) == (claim["direction"], claim["bin"])
 

@@ -6,10 +6,17 @@ the first signal leads) and sign of the largest ``|r|``. A pair is asked about o
 outcome passes every gate (:func:`wearbench.grounding.coupling_gates`): ``|r| ≥ 0.5`` outside
 the dead-band with the same sign in both halves, the best lag beating the runner-up lag by the
 margin, reproduction in ≥ 24 of 30 day-bootstrap resamples and survival of every
-leave-one-day-out. Among the pairs that pass, one is picked at random.
+leave-one-day-out. Among the pairs that pass, one is picked at random, weighted by the inverse
+of its lag's :data:`LAG_PRIOR` and its sign's :data:`SIGN_PRIOR` (the common lags 0 and ±1 and
+negative couplings are picked less, flattening the answers). The question asks in either order
+(a seeded coin): about ``y`` with ``x`` the lag is negated, so drivers leading their responses
+do not pile the answers onto positive lags.
 
-Options are lag × sign combinations: the opposite sign at the same lag, the same sign at the
-adjacent lags, and six more drawn at random from the remaining combinations. Pattern family:
+Options are five consecutive lags × both signs, all in one template (``Positive r at lag +1
+days: ...``; lag 0 is ``+0``, not "same day"). The window of lags is placed so the correct lag's
+position among the five is spread evenly over items (:func:`wearbench.grounding.spread_window`
+with :data:`LAG_PRIOR`), so neither an extreme nor a middle lag number gives the answer away;
+the opposite sign at the correct lag is always shown. Pattern family:
 ``coupling:<x>-><y>``; its cross-user null test uses the same gates.
 """
 
@@ -31,6 +38,7 @@ from wearbench.grounding import (
     coupling_null,
     coupling_pass_batch,
     effect_prefilter,
+    spread_window,
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
@@ -42,29 +50,39 @@ MIN_COVERAGE = 0.7
 STEP_DAYS = 14
 
 
-def _lag_text(pair: Pair, lag: int, sign: int) -> str:
-    x, y = pair.x.replace("_", " "), pair.y.replace("_", " ")
-    direction = "positive (higher goes with higher)" if sign > 0 else "negative (higher goes with lower)"
-    if lag == 0:
-        when = "same day"
-    elif lag > 0:
-        when = f"{x} leads {y} by {lag} day{'s' if lag > 1 else ''}"
-    else:
-        when = f"{y} leads {x} by {-lag} day{'s' if lag < -1 else ''}"
-    return f"{when}, {direction}"
+#: Assumed frequency of lags −3 … +3 as the answer (a design prior for :func:`spread_window`).
+LAG_PRIOR = (0.05, 0.08, 0.22, 0.30, 0.22, 0.08, 0.05)
+#: Assumed frequency of each sign of r as the answer (negative couplings pass more often).
+SIGN_PRIOR = {-1: 0.6, 1: 0.4}
+#: Lags shown per item (each with both signs: ten options).
+N_LAGS_SHOWN = 5
 
 
-def _options(pair: Pair, lag: int, sign: int, rng: np.random.Generator) -> tuple[Option, list[Option]]:
-    combos = [(lg, s) for lg in range(-MAX_LAG, MAX_LAG + 1) for s in (1, -1)]
-    near = [(lag, -sign), (lag - 1, sign), (lag + 1, sign)]
-    first = [c for c in near if c in combos]
-    rest = [c for c in combos if c not in first and c != (lag, sign)]
-    picks = [rest[int(i)] for i in rng.choice(len(rest), size=9 - len(first), replace=False)]
+def _lag_text(lag: int, sign: int) -> str:
+    """One template for every option: same length, two numbers, no lag-0 special case.
+
+    The signals are named in the stem only, so an option's wording (numbers aside) does not
+    carry the pair, whose typical sign a text-only model could otherwise learn.
+    """
+    word = "Positive" if sign > 0 else "Negative"
+    return f"{word} r at lag {lag:+d} days: the first signal on day t, the second on day t{lag:+d}"
+
+
+def _options(
+    pair: Pair, first: str, second: str, lag: int, sign: int, rng: np.random.Generator
+) -> tuple[Option, list[Option]]:
+    """Five consecutive lags × both signs; the answer's lag sits at a spread position among them.
+
+    ``first``/``second`` is the order the question asks in (``lag`` is ``second``'s delay).
+    """
+    window = spread_window(lag + MAX_LAG, 2 * MAX_LAG + 1, N_LAGS_SHOWN, LAG_PRIOR, rng)
+    combos = [(i - MAX_LAG, s) for i in window for s in (1, -1)]
 
     def make(lg: int, s: int) -> Option:
-        return Option(_lag_text(pair, lg, s), {"pair": pair.name, "lag": lg, "sign": s})
+        claim = {"pair": pair.name, "first": first, "lag": lg, "sign": s}
+        return Option(_lag_text(lg, s), claim)
 
-    return make(lag, sign), [make(lg, s) for lg, s in (*first, *picks)]
+    return make(lag, sign), [make(lg, s) for lg, s in combos if (lg, s) != (lag, sign)]
 
 
 def _find(ctx: UserContext, end: int, window: int, rng: np.random.Generator) -> tuple[Pair, CouplingOutcome]:
@@ -82,12 +100,17 @@ def _find(ctx: UserContext, end: int, window: int, rng: np.random.Generator) -> 
         raise Drop("no menu pair passes the effect-size gate")
     weights = bootstrap_weights(window, N_RESAMPLES, rng)
     passed = np.flatnonzero(coupling_pass_batch(x, y, weights, lag_margin=True))
-    for i in rng.permutation(passed):
+    found = []
+    for i in passed:
         pair = covered[int(i)]
         outcome = coupling_gates(spans[pair.x], spans[pair.y], weights, lag_margin=True)
         if outcome is not None and outcome.gates.passed:
-            return pair, outcome
-    raise Drop("no menu pair passes the robustness gates")
+            found.append((pair, outcome))
+    if not found:
+        raise Drop("no menu pair passes the robustness gates")
+    # several pairs pass: prefer rarer lags and signs (inverse priors) so the answers spread
+    w = np.array([1.0 / (LAG_PRIOR[o.lag + MAX_LAG] * SIGN_PRIOR[o.sign]) for _, o in found])
+    return found[int(rng.choice(len(found), p=w / w.sum()))]
 
 
 @question()
@@ -95,7 +118,7 @@ class CouplingLag(QuestionType):
     """Lag and sign of the strongest coupling of a signal pair in the window."""
 
     name = "coupling_lag"
-    version = 1
+    version = 2
     labels = Labels("data", "cross", "population", "window")
     max_per_user = 2
 
@@ -106,22 +129,27 @@ class CouplingLag(QuestionType):
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Pick a gated pair and ask at which lag and sign it couples."""
         pair, outcome = _find(ctx, end, self.window_days, rng)
+        # ask in either order (a seeded coin): the lag of y after x is the lag of x after y, negated
+        flip = bool(rng.random() < 0.5)
+        first, second = (pair.y, pair.x) if flip else (pair.x, pair.y)
+        lag = -outcome.lag if flip else outcome.lag
         g = Graph(ctx, str(ctx.dates[end]))
         lc = g.call(
             "lagged_correlation",
-            g.series(pair.x, self.window_days),
-            g.series(pair.y, self.window_days),
+            g.series(first, self.window_days),
+            g.series(second, self.window_days),
             max_lag=MAX_LAG,
         )
         g.output("best_lag", lc["best_lag"])
         g.output("best_r", lc["best_r"])
-        if lc.value.best_lag != outcome.lag or np.sign(lc.value.best_r) != outcome.sign:
+        if lc.value.best_lag != lag or np.sign(lc.value.best_r) != outcome.sign:
             raise Drop("primitive and gate kernel disagree")
-        correct, distractors = _options(pair, outcome.lag, outcome.sign, rng)
-        x, y = pair.x.replace("_", " "), pair.y.replace("_", " ")
+        correct, distractors = _options(pair, first, second, lag, outcome.sign, rng)
+        x, y = first.replace("_", " "), second.replace("_", " ")
         text = (
             f"Over the 28 days ending {g.end_date}, at which lag and with which sign is this user's {x} "
-            f"most strongly correlated with their {y}? (Pearson correlation of {x} on day t with {y} on "
+            f"most strongly correlated with their {y}? (Pearson correlation of {x}, the first signal, on "
+            f"day t with {y}, the second, on "
             f"day t + lag, for lags −{MAX_LAG} … +{MAX_LAG} days; the largest |r| wins.)"
         )
         return Draft(
@@ -129,7 +157,7 @@ class CouplingLag(QuestionType):
             correct,
             tuple(distractors),
             g,
-            (pair.x, pair.y),
+            (first, second),
             grounding_ref=f"coupling:{pair.name}",
             pair_kind="empirical",
             gates=outcome.gates.to_dict(),

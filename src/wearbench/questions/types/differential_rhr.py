@@ -11,6 +11,9 @@ baseline, and each option is a differential explanation defined by a co-signal p
 moved, training load, sleep loss, stress, circadian disruption, inactivity and "unexplained".
 The profiles are mutually exclusive by construction; a window that fits none is dropped, as is
 a window where a value inside the ±0.25 SD dead-band of a threshold would change the answer.
+The two commonest explanations are thinned at random (:data:`KEEP`). Every option reads
+"Cause: <explanation> (<profile>)" at one length, with no digits or negation words, and the stem
+uses every word of every option, so the text alone does not point at the answer.
 """
 
 from __future__ import annotations
@@ -36,33 +39,34 @@ from wearbench.questions.types.acute_strain import (
     robust_reading,
     state_of,
     strain_graph,
+    thin,
 )
 
 COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress", "bedtime_regularity")
 
 EXPLANATIONS: dict[str, tuple[str, Rule]] = {
     "illness_full": (
-        "Illness-like, full pattern: HRV down, more sleep and fewer steps",
+        "Cause: illness-like, full pattern (HRV down, more sleep and fewer steps at once)",
         lambda s: s.elevated and _ill(s) == (True, True, True),
     ),
     "illness_hrv_sleep": (
-        "Illness-like: HRV down and more sleep, steps not down",
+        "Cause: illness-like, HRV with sleep (HRV down, sleep longer, steps steady or up)",
         lambda s: s.elevated and _ill(s) == (True, True, False),
     ),
     "illness_hrv_steps": (
-        "Illness-like: HRV down and fewer steps, sleep not changed",
+        "Cause: illness-like, HRV with steps (HRV down, fewer steps, sleep length steady)",
         lambda s: s.elevated and _ill(s) == (True, False, True) and not s.down("sleep_minutes"),
     ),
     "illness_rest": (
-        "Illness-like rest: more sleep and fewer steps, HRV not down",
+        "Cause: illness-like rest pattern (more sleep plus fewer steps, HRV steady or up)",
         lambda s: s.elevated and _ill(s) == (False, True, True),
     ),
     "training": (
-        "Training load: more exercise minutes than usual",
+        "Cause: training load (more exercise minutes than usual, sleep steady or shorter)",
         lambda s: s.elevated and s.up("exercise_minutes") and not s.up("sleep_minutes"),
     ),
     "sleep_loss": (
-        "Sleep loss alone: shorter sleep, with HRV, steps and stress not changed in the illness direction",
+        "Cause: sleep loss alone (shorter sleep; HRV, steps and stress steady, or better)",
         lambda s: (
             s.elevated
             and s.down("sleep_minutes")
@@ -70,7 +74,7 @@ EXPLANATIONS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "stress": (
-        "Psychological stress: higher stress score, sleep and steps unchanged",
+        "Cause: psychological stress (higher stress, sleep unchanged, steps steady or up)",
         lambda s: (
             s.elevated
             and s.up("stress")
@@ -80,7 +84,7 @@ EXPLANATIONS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "circadian": (
-        "Circadian disruption: more irregular bedtimes, sleep, stress, HRV and exercise unchanged",
+        "Cause: circadian disruption (erratic bedtime; HRV, sleep, stress, exercise flat)",
         lambda s: (
             s.elevated
             and s.up("bedtime_regularity")
@@ -89,7 +93,7 @@ EXPLANATIONS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "inactivity": (
-        "Inactivity alone: fewer steps with HRV, sleep and stress unchanged",
+        "Cause: inactivity alone (fewer steps; HRV, sleep, stress and bedtimes unchanged)",
         lambda s: (
             s.elevated
             and s.down("steps")
@@ -99,10 +103,13 @@ EXPLANATIONS: dict[str, tuple[str, Rule]] = {
         ),
     ),
     "unexplained": (
-        "Unexplained: every co-signal within its personal baseline",
+        "Cause: unexplained rise (every co-signal steady and within its own normal range)",
         lambda s: s.elevated and s.flat(),
     ),
 }
+
+#: Share of windows kept per explanation (see :data:`.acute_strain.KEEP`).
+KEEP: dict[str, float] = {"unexplained": 0.6, "training": 0.65}
 
 
 def _ill(s: State) -> tuple[bool, bool, bool]:
@@ -117,11 +124,12 @@ class DifferentialRhr(QuestionType):
     """Which co-signal profile explains an elevated resting HR in the last three days of a window.
 
     Evidence: as :class:`~wearbench.questions.types.acute_strain.AcuteStrain` plus bedtime
-    regularity. Options: ten differential explanations; exactly one fits the co-signal shifts.
+    regularity. Options: ten differential explanations of one form; exactly one fits the
+    co-signal shifts.
     """
 
     name = "differential_rhr"
-    version = 1
+    version = 2
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
     min_history = BASELINE_DAYS + FOCUS_DAYS
@@ -139,13 +147,21 @@ class DifferentialRhr(QuestionType):
         if not state.elevated:
             raise Drop("resting HR not elevated in the focus days")
         answer = robust_reading(state, EXPLANATIONS, index_band=False)
+        thin(answer, KEEP, rng)
         options = [Option(text, {"explanation": key}) for key, (text, _) in EXPLANATIONS.items()]
         correct = next(o for o in options if o.claim["explanation"] == answer)
         stem = (
             f"In the last {FOCUS_DAYS} days of the 28-day window ending {g.end_date}, this user's resting "
             f"heart rate was at least {K_RHR} SD above their trailing 28-day mean on two consecutive days. "
-            f"Comparing the {cosignal_phrase(COSIGNALS)} of those days with the 28 days before them "
-            f"(a change of at least {T_CO:g} SD counts), which explanation do the co-signals support?"
+            f"Compare the {cosignal_phrase(COSIGNALS)} of those days (the co-signals) with the 28 days "
+            f"before them: a change of at least {T_CO:g} SD makes a co-signal up or down (higher, more "
+            "than usual, a longer sleep length; fewer, shorter, erratic bedtimes), and it is steady, "
+            "flat or unchanged (within its own normal range) otherwise; better means steady or moved "
+            "away from the illness pattern (HRV down, more sleep and fewer steps). Which cause "
+            "explains the rise? The causes: an illness-like pattern in full (all three at once), HRV "
+            "with sleep, HRV with steps, or a rest pattern (more sleep plus fewer steps); a training "
+            "load; sleep loss alone; psychological stress; circadian disruption; inactivity alone; or "
+            "an unexplained rise, where every co-signal is as usual."
         )
         return Draft(
             stem,

@@ -1,17 +1,19 @@
-"""Number of excursions from the personal baseline within the window (data · single · window).
+"""Number of excursions from the personal baseline within the span (data · single · window).
 
-Evidence: :func:`excursions` over the window plus the 28 days before it, against the trailing
-28-day personal baseline (mean and SD of the previous 28 days): runs of consecutive days with
-``z ≥ k`` (above) or ``z ≤ −k`` (below); a missing day ends a run. The answer counts the runs
-inside the window (``start ≥ window_start``, the index of the window's first day).
+Evidence: :func:`excursions` over the ``SPAN_DAYS`` span plus the 28 days before it, against the
+trailing 28-day personal baseline (mean and SD of the previous 28 days): runs of consecutive
+days with ``z ≥ k`` (above) or ``z ≤ −k`` (below); a missing day ends a run. The answer counts
+the runs inside the span (``start ≥ window_start``, the index of the span's first day).
 
-Options are the ten counts 0…9 (the adjacent counts are the natural near-misses).
+Options are the counts 0…``N_OPTIONS − 2`` and "``N_OPTIONS − 1`` or more" (the adjacent counts
+are the natural near-misses). The span is eight weeks, so that counts spread over the whole
+ladder (over four weeks they pile up at 0–2 and the top of any ten-count ladder is never the
+answer), and the commonest counts are subsampled (``KEEP_SHARE``) so that every count is about
+equally often the answer: the answer's rank among the options then carries no information.
 
-Dead-bands (drop, never approximate): any window day (or the day before the window) whose
-z-score lies within ``DEAD_BAND`` of the threshold ``k`` (a run could appear, vanish or split),
-a run straddling the window start, fewer than 80% of window days with a defined z-score, and
-ten or more runs. The commonest counts (0 and 1) are subsampled (``KEEP_SHARE``) so that the
-answers are less concentrated.
+Dead-bands (drop, never approximate): any span day (or the day before the span) whose z-score
+lies within ``DEAD_BAND`` of the threshold ``k`` (a run could appear, vanish or split), a run
+straddling the span start, and fewer than 80% of span days with a defined z-score.
 """
 
 from __future__ import annotations
@@ -40,14 +42,19 @@ SIGNALS = (
     ("sleep_efficiency", "below"),
     ("resting_hr", "below"),
 )
-#: Thresholds in baseline SD units.
-KS = (1.0, 1.5, 2.0)
+#: Thresholds in baseline SD units and how often each is asked (the lowest, which gives the
+#: highest counts, most often, so that the top of the count ladder is the answer often enough).
+KS = {1.0: 0.5, 1.5: 0.25, 2.0: 0.25}
 BASELINE_DAYS = 28
 #: Half-width of the dead-band around ``k`` (SD units).
 DEAD_BAND = 0.05
 N_OPTIONS = 10
-#: Share of windows kept per count (the commonest counts are subsampled, seeded).
-KEEP_SHARE = {0: 0.6, 1: 0.6}
+#: Days counted (the question's span); end dates step by :data:`STEP_DAYS`.
+SPAN_DAYS = 56
+STEP_DAYS = 28
+#: Share of windows kept per count (the commonest counts are subsampled, seeded), set from the
+#: synthetic cohort's count distribution so that the counts 0…8 are about equally common.
+KEEP_SHARE = {0: 0.43, 1: 0.34, 2: 0.29, 3: 0.35, 4: 0.42, 5: 0.56, 6: 0.71, 7: 0.93}
 
 
 def metric_phrase(metric: str) -> str:
@@ -56,8 +63,11 @@ def metric_phrase(metric: str) -> str:
     return f"{spec.description} ({spec.unit})"
 
 
-def _runs_text(n: int) -> str:
-    return f"{n} excursion{'' if n == 1 else 's'}"
+def count_options(metric: str) -> list[Option]:
+    """The counts ``0 … N_OPTIONS − 2`` and the open top bin, as ``[lo, hi)`` claims."""
+    top = N_OPTIONS - 1
+    options = [Option(f"Excursions: {n}", {"metric": metric, "lo": n, "hi": n + 1}) for n in range(top)]
+    return [*options, Option(f"Excursions: {top} or more", {"metric": metric, "lo": top, "hi": None})]
 
 
 @question()
@@ -65,15 +75,20 @@ class ExcursionCount(QuestionType):
     """How many excursions beyond k SD of the personal baseline the window holds."""
 
     name = "excursion_count"
-    version = 1
+    version = 2
     labels = Labels("data", "single", "literature", "window")
-    min_history = 28 + BASELINE_DAYS
+    window_days = SPAN_DAYS
+    min_history = SPAN_DAYS + BASELINE_DAYS
     max_per_user = 2
+
+    def end_dates(self, ctx: UserContext) -> list[int]:
+        """Every :data:`STEP_DAYS` back from the last day (spans overlap), latest first."""
+        return list(range(ctx.n_days - 1, self.min_history - 2, -STEP_DAYS))
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Count excursion runs in the window for a random metric, direction and threshold."""
         metric, direction = SIGNALS[int(rng.integers(len(SIGNALS)))]
-        k = float(rng.choice(KS))
+        k = float(rng.choice(list(KS), p=list(KS.values())))
         w, b = self.window_days, BASELINE_DAYS
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, w + b)
@@ -85,13 +100,11 @@ class ExcursionCount(QuestionType):
         z = g.call("zscore", s, window=b, min_count=b // 2, method="mean_sd")
         self._gate(np.asarray(z.value, dtype=float), runs.value, k, direction)
         count = sum(1 for r in runs.value if r.start >= b)
-        if count >= N_OPTIONS:
-            raise Drop("too many excursions for the count options")
         if rng.random() >= KEEP_SHARE.get(count, 1.0):
             raise Drop("common answer not sampled (answer balance)")
-        options = [Option(_runs_text(n), {"metric": metric, "count": n}) for n in range(N_OPTIONS)]
+        options = count_options(metric)
         text = self._text(metric, direction, k, ctx.span_dates(end, w))
-        correct = options[count]
+        correct = options[min(count, N_OPTIONS - 1)]
         distractors = tuple(o for o in options if o is not correct)
         return Draft(text, correct, distractors, g, (metric,), variant=f"{metric}:{direction}:{k}")
 
@@ -119,6 +132,7 @@ class ExcursionCount(QuestionType):
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
-        """The claimed count equals the number of runs starting at or after the window start."""
+        """The number of runs starting at or after the span start lies in ``[lo, hi)``."""
         start = evidence["window_start"]
-        return bool(sum(1 for r in evidence["runs"] if r["start"] >= start) == claim["count"])
+        count = sum(1 for r in evidence["runs"] if r["start"] >= start)
+        return bool(claim["lo"] <= count and (claim["hi"] is None or count < claim["hi"]))

@@ -18,8 +18,10 @@ peers of the same sex and age band) when the builder provides it (see
 28-day window means of VO2max (all users, both sexes, all ages; windows with at least 14
 estimates, which over-represents frequent exercisers), and the question says which.
 
-Options: 4 bands × 2 risk directions × 3 trends = 24 claims, the correct one and nine others
-(wrong band, a prognosis that contradicts the band, or the wrong trend). Dead-bands: z within
+Options: 4 bands × 3 trends = 12 claims, each with the prognosis its band implies (a prognosis
+that contradicts the band is ruled out by the literature alone, so it would be a text-only
+shortcut); the correct one and nine of the other eleven, in one template whose slot words have
+one length (bands poor/fair/good/high are defined in the stem). Dead-bands: z within
 0.1 of a band edge; zero within 10 % of the CI width from either CI end.
 """
 
@@ -47,29 +49,36 @@ Z_EDGES = (-1.0, 0.0, 1.0)
 Z_DEAD_BAND = 0.1
 CI_DEAD_BAND = 0.1
 BANDS = ("low", "below_average", "above_average", "high")
+#: Expected share of users per band, used only to pick distractors (so that each band is shown
+#: about as often as it is the answer): against peers of the same sex and age band, the normal
+#: shares of the z-bands; against the whole-cohort fallback, whose windows over-represent frequent
+#: exercisers, most users sit below the reference mean.
+BAND_PRIOR = {
+    "peers": {"low": 0.16, "below_average": 0.34, "above_average": 0.34, "high": 0.16},
+    "cohort": {"low": 0.4, "below_average": 0.3, "above_average": 0.2, "high": 0.1},
+}
 RISKS = ("higher", "lower")
 TRENDS = ("improving", "declining", "no_clear_change")
 
-_BAND_TEXT = {
-    "low": "Low fitness (more than 1 SD below the reference mean)",
-    "below_average": "Below-average fitness (within 1 SD below the reference mean)",
-    "above_average": "Above-average fitness (within 1 SD above the reference mean)",
-    "high": "High fitness (at least 1 SD above the reference mean)",
-}
-_RISK_TEXT = {
-    "higher": "associated with higher long-term all-cause mortality risk than at the reference mean",
-    "lower": "associated with lower long-term all-cause mortality risk than at the reference mean",
-}
+#: Option wording: one template; each slot's alternatives have the same length and word count,
+#: the band words are all defined in the stem, and every trend phrase carries one hedge word.
+_BAND_TEXT = {"low": "Poor", "below_average": "Fair", "above_average": "Good", "high": "High"}
+_RISK_TEXT = {"higher": "increased", "lower": "decreased"}
 _TREND_TEXT = {
-    "improving": "VO2max has been rising over the last 180 days",
-    "declining": "VO2max has been falling over the last 180 days",
-    "no_clear_change": "no clear change in VO2max over the last 180 days",
+    "improving": "a clear increase",
+    "declining": "a clear decrease",
+    "no_clear_change": "an unclear trend",
 }
 
 
 def band_of(z: float) -> str:
     """Fitness band from the cohort z-score."""
     return BANDS[int(np.searchsorted(Z_EDGES, z, side="right"))]
+
+
+def risk_of(band: str) -> str:
+    """Long-term risk direction implied by a band (fitter than the reference mean, lower risk)."""
+    return "higher" if BANDS.index(band) < 2 else "lower"
 
 
 def trend_of(lo: float, hi: float) -> str:
@@ -80,7 +89,8 @@ def trend_of(lo: float, hi: float) -> str:
 def option(band: str, risk: str, trend: str) -> Option:
     """Option text and claim."""
     return Option(
-        f"{_BAND_TEXT[band]}, {_RISK_TEXT[risk]}; {_TREND_TEXT[trend]}",
+        f"Fitness band {_BAND_TEXT[band].lower()}, {_RISK_TEXT[risk]} long-term mortality risk, "
+        f"{_TREND_TEXT[trend]} in VO2max",
         {"band": band, "risk": risk, "trend": trend},
     )
 
@@ -90,7 +100,7 @@ class FitnessPrediction(QuestionType):
     """VO2max band relative to cohort peers, the direction of its long-term risk, and its 180-day trend."""
 
     name = "fitness_prediction"
-    version = 1
+    version = 2
     labels = Labels("health", "single", "literature", "history")
     max_per_user = 2
     min_history = TREND_DAYS
@@ -150,16 +160,22 @@ class FitnessPrediction(QuestionType):
         lo, hi = float(fit["lo"].value), float(fit["hi"].value)
         if min(abs(lo), abs(hi)) <= CI_DEAD_BAND * (hi - lo):
             raise Drop("trend CI ends within the dead-band of zero")
-        combos = [(b, r, t) for b in BANDS for r in RISKS for t in TRENDS]
+        # only prognoses consistent with the band: an inconsistent one is ruled out by the
+        # literature alone, without the data, and would be a text-only shortcut
+        combos = [(b, risk_of(b), t) for b in BANDS for t in TRENDS]
         evidence = g.evidence()
         correct = next(option(*c) for c in combos if self.check(option(*c).claim, evidence))
         others = [option(*c) for c in combos if option(*c).claim != correct.claim]
-        picks = rng.choice(len(others), 9, replace=False)
+        prior = BAND_PRIOR["peers" if who.startswith("peers") else "cohort"]
+        w = np.array([prior[str(o.claim["band"])] for o in others])
+        picks = rng.choice(len(others), 9, replace=False, p=w / w.sum())
         text = (
             f"Taking this user's VO2max as the median estimate over the 90 days ending {g.end_date}, and "
-            f"comparing it with the mean and SD of VO2max among {who}, which statement about "
-            f"their cardiorespiratory fitness band, its long-term prognosis, and its trend over the "
-            f"last 180 days is correct?"
+            f"its z-score against the mean and SD of VO2max among {who} (fitness bands: poor below "
+            f"-1, fair -1 to 0, good 0 to 1, high 1 or more), which statement about their "
+            f"cardiorespiratory fitness band, their long-term mortality risk relative to someone at the "
+            f"reference mean, and the direction of VO2max over the last 180 days (Theil-Sen slope, 95% "
+            f"CI) is correct?"
         )
         return Draft(text, correct, tuple(others[int(i)] for i in picks), g, ("vo2max",), grounding_ref=CARD)
 
@@ -170,7 +186,7 @@ class FitnessPrediction(QuestionType):
         if v is None or m is None or not sd or lo is None or hi is None:
             return False
         band = band_of((v - m) / sd)
-        risk = "higher" if BANDS.index(band) < 2 else "lower"
+        risk = risk_of(band)
         return bool(
             claim.get("band") == band and claim.get("risk") == risk and claim.get("trend") == trend_of(lo, hi)
         )

@@ -6,13 +6,19 @@ the most recent run's first day is the onset, and :func:`recovery_time` gives th
 the onset until the value is first back within ``K_RECOVER`` SD of the pre-episode baseline
 (mean and SD of the 28 days before the onset, frozen there).
 
-Options are 1…9 days and "10 days or more"; the adjacent day counts are the near-misses.
+The question asks for the recovery *date* (onset + recovery time). Options are ten consecutive
+calendar days with the answer at a uniformly random position among them (the adjacent days are
+the natural near-misses). A text-only model does not know the onset, so neither the skew of
+recovery times towards short ones nor the answer's rank among the shown days gives the answer
+away. A draw whose days would run past the end date is dropped (rejection, so that the
+answer's position stays uniform given where the shown days lie), and recent recoveries are
+subsampled (:func:`gap_keep_share`) so that, within the shown days, later ones are hardly
+likelier to be the answer.
 
 Dead-bands (drop, never approximate): a day from the onset's eve to the end date whose z lies
 within ``DEAD_BAND`` of ``K`` (the onset or which run is the most recent could change), a day
 up to the recovery whose distance from the baseline lies within ``DEAD_BAND`` of ``K_RECOVER``
-SD, no excursion with a full baseline, and no recovery within ``MAX_DAYS``. One-day recoveries
-(the commonest answer) are subsampled (``KEEP_SHARE``).
+SD, no excursion with a full baseline, and no recovery within ``MAX_DAYS``.
 """
 
 from __future__ import annotations
@@ -46,25 +52,26 @@ K_RECOVER = 0.5
 MAX_DAYS = 28
 #: Half-width of the dead-bands around ``K`` and ``K_RECOVER`` (SD units).
 DEAD_BAND = 0.05
-#: Day counts offered one by one (then "N_SINGLE + 1 days or more").
-N_SINGLE = 9
-#: Share of episodes kept per recovery time (the commonest, 1 day, is subsampled, seeded).
-KEEP_SHARE = {1: 0.5}
+#: Consecutive calendar days offered.
+N_OPTIONS = 10
+#: Recoveries close to the end date are the commonest (the episode is the most recent one), so
+#: a recovery ``gap`` days before the end date is kept with ``exp((gap − GAP_FULL) / GAP_SCALE)``
+#: (1 from ``GAP_FULL`` on): later shown days are then hardly likelier than earlier ones.
+GAP_FULL = 40
+GAP_SCALE = 30.0
 
 
-def _bins() -> list[tuple[int, int | None, str]]:
-    bins: list[tuple[int, int | None, str]] = [
-        (d, d + 1, f"{d} day{'' if d == 1 else 's'}") for d in range(1, N_SINGLE + 1)
-    ]
-    return [*bins, (N_SINGLE + 1, None, f"{N_SINGLE + 1} days or more")]
+def gap_keep_share(gap: int) -> float:
+    """Share of recoveries ``gap`` days before the end date that are kept (seeded draw)."""
+    return float(min(1.0, np.exp((gap - GAP_FULL) / GAP_SCALE)))
 
 
 @question()
 class RecoveryTime(QuestionType):
-    """Days until a metric returned to baseline after its most recent excursion."""
+    """The date a metric was back at baseline after its most recent excursion (recovery time)."""
 
     name = "recovery_time"
-    version = 1
+    version = 2
     labels = Labels("data", "single", "literature", "history")
     min_history = LOOKBACK_DAYS
     max_per_user = 2
@@ -95,10 +102,17 @@ class RecoveryTime(QuestionType):
         if not np.isfinite(days.value):
             raise Drop("not recovered within the horizon")
         self._gate(s.value, onset, int(days.value), direction)
-        if rng.random() >= KEEP_SHARE.get(int(days.value), 1.0):
-            raise Drop("common answer not sampled (answer balance)")
-        options = [Option(text, {"metric": metric, "lo": lo, "hi": hi}) for lo, hi, text in _bins()]
-        correct = next(o for o in options if self.check(o.claim, g.evidence()))
+        recovered = onset + int(days.value)
+        if rng.random() >= gap_keep_share(LOOKBACK_DAYS - 1 - recovered):
+            raise Drop("recent recovery not sampled (answer balance)")
+        first = recovered - int(rng.integers(N_OPTIONS))
+        if first + N_OPTIONS > LOOKBACK_DAYS:
+            raise Drop("date options would run past the end date")
+        dates = g.dates(LOOKBACK_DAYS)
+        g.output("dates", dates)
+        shown = [str(dates.value[i]) for i in range(first, first + N_OPTIONS)]
+        options = [Option(d, {"metric": metric, "date": d}) for d in shown]
+        correct = options[recovered - first]
         text = self._text(metric, direction, ctx.span_dates(end, LOOKBACK_DAYS))
         distractors = tuple(o for o in options if o is not correct)
         return Draft(text, correct, distractors, g, (metric,), variant=f"{metric}:{direction}")
@@ -125,16 +139,17 @@ class RecoveryTime(QuestionType):
             f"Between {dates[0]} and {dates[-1]}, consider the most recent excursion of this "
             f"user's {name} ({unit}): a run of consecutive days with {name} {rel} the mean of the "
             f"previous {BASELINE_DAYS} days (mean and SD of those days, missing days skipped; a "
-            "missing day ends a run). Counting from the first day of that run, after how many "
-            f"days was {name} first back within {K_RECOVER:g} SD of its pre-episode baseline "
-            f"(mean and SD of the {BASELINE_DAYS} days before the run began)? Missing days never "
-            "count as recovered."
+            "missing day ends a run). On which date, after the first day of that run, was "
+            f"{name} first back within {K_RECOVER:g} SD of its pre-episode baseline (mean and SD "
+            f"of the {BASELINE_DAYS} days before the run began)? Missing days never count as "
+            "recovered."
         )
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
-        """The recovery time (days) lies in the claimed ``[lo, hi)`` (``hi`` None = open)."""
-        days = evidence["days"]
-        if days is None:
+        """The claimed date is the onset's date plus the recovery time (days)."""
+        days, onset, dates = evidence["days"], evidence["onset"], evidence["dates"]
+        if days is None or onset is None:
             return False
-        return bool(claim["lo"] <= days and (claim["hi"] is None or days < claim["hi"]))
+        day = int(onset) + int(days)
+        return bool(0 <= day < len(dates) and dates[day] == claim["date"])

@@ -16,6 +16,11 @@ the other eleven. Windows with too few nights, no reference percentiles, or a va
 dead-band (±4 percentile points of a percentile edge; ±10 % of the regularity median) are
 dropped. Sleep stages are not used: the reference percentiles cover duration and efficiency
 only, so a stage axis would need a threshold the cohort does not provide.
+
+Options read "Sleep of <reduced|typical|lengthy> length, <poor|good> efficiency and
+<erratic|regular> timing": the words of one axis have equal lengths, so every option has the
+same length, and the stem defines every word. The commonest phenotypes are thinned at random
+(:data:`KEEP`) so that the answer classes are flatter.
 """
 
 from __future__ import annotations
@@ -30,14 +35,23 @@ from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions.types.acute_strain import thin
 
-DURATION = {"short": "Short", "adequate": "Adequate-length", "long": "Long"}
-CONTINUITY = {"fragmented": "fragmented (low efficiency)", "consolidated": "consolidated (efficient)"}
-TIMING = {"regular": "a regular schedule", "irregular": "an irregular schedule"}
+#: Option words per axis value; the words of one axis have equal lengths so that every option
+#: text has the same length (a text-only model must not read the answer off the form).
+DURATION = {"short": "reduced", "adequate": "typical", "long": "lengthy"}
+CONTINUITY = {"fragmented": "poor", "consolidated": "good"}
+TIMING = {"regular": "regular", "irregular": "erratic"}
 SHORT_BELOW, LONG_ABOVE, FRAGMENTED_BELOW = 25.0, 75.0, 25.0
 PCT_BAND = 4.0
 REG_BAND = 0.10
 MIN_NIGHTS = 20
+#: Share of windows kept per phenotype (see :data:`.acute_strain.KEEP`).
+KEEP: dict[tuple[str, str, str], float] = {
+    ("adequate", "consolidated", "regular"): 0.45,
+    ("adequate", "consolidated", "irregular"): 0.5,
+    ("long", "consolidated", "irregular"): 0.6,
+}
 
 
 def classify(evidence: Mapping[str, Any], regularity_median: float) -> tuple[str, str, str] | None:
@@ -70,7 +84,10 @@ def _near_edge(evidence: Mapping[str, Any], regularity_median: float) -> bool:
 
 def _option(phenotype: tuple[str, str, str], regularity_median: float) -> Option:
     duration, continuity, timing = phenotype
-    text = f"{DURATION[duration]}, {CONTINUITY[continuity]} sleep on {TIMING[timing]}"
+    text = (
+        f"Sleep of {DURATION[duration]} length, {CONTINUITY[continuity]} efficiency "
+        f"and {TIMING[timing]} timing"
+    )
     claim = {
         "duration": duration,
         "continuity": continuity,
@@ -90,7 +107,7 @@ class SleepPhenotype(QuestionType):
     """
 
     name = "sleep_phenotype"
-    version = 1
+    version = 2
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
 
@@ -113,16 +130,17 @@ class SleepPhenotype(QuestionType):
             raise Drop("too few nights or no reference percentiles")
         if _near_edge(evidence, median):
             raise Drop("a value lies within the dead-band of a phenotype edge")
+        thin(answer, KEEP, rng)
         others = [(d, c, t) for d in DURATION for c in CONTINUITY for t in TIMING if (d, c, t) != answer]
         picked = sorted(int(i) for i in rng.choice(len(others), size=9, replace=False))
         correct = _option(answer, median)
         stem = (
-            f"Over the 28 days ending {g.end_date}, which sleep phenotype describes this user? Duration "
-            f"and efficiency are ranked against the reference percentiles for their age band and sex "
-            f"(short < P{SHORT_BELOW:g}, long > P{LONG_ABOVE:g}; "
-            f"fragmented: efficiency < P{FRAGMENTED_BELOW:g}); "
-            f"the schedule is irregular when the mean bedtime regularity (SD of sleep onset) exceeds the "
-            f"cohort median of {median:g} min."
+            f"Over the 28 days ending {g.end_date}, which sleep phenotype describes this user? Sleep "
+            "length (mean minutes) and efficiency are ranked against the reference percentiles for "
+            f"their age band and sex: length is reduced below P{SHORT_BELOW:g}, lengthy above "
+            f"P{LONG_ABOVE:g} and typical in between; efficiency is poor below P{FRAGMENTED_BELOW:g} "
+            "and good otherwise. Timing is erratic when the mean bedtime regularity (SD of sleep "
+            f"onset) exceeds the cohort median of {median:g} min, and regular otherwise."
         )
         card = (
             "sleep_irregularity_adverse_outcomes"

@@ -3,22 +3,27 @@
 Evidence: the Theil–Sen slope of the metric over the window, with its 95% CI. The trend is
 *increasing* or *decreasing* when the CI excludes zero and *no clear trend* when it includes
 zero. The size of a directional trend is the change over the window,
-``slope × (window_days − 1)``, binned at cohort quantiles of the same quantity.
+``slope × (window_days − 1)``, binned on a ladder of equal-width bins.
 
-Options: "no clear trend" plus directional claims (2 directions × 5 size bins, one of the
-ten directional distractors left out at random so that there are exactly ten mutually
-exclusive claims). Distractors are the opposite direction, wrong magnitudes drawn from the
-cohort distribution, and "no clear trend" (or a direction when there is none).
+Options: "no clear trend" plus directional claims (2 directions × 5 size bins ``[0, w)``,
+``[w, 2w)``, ``[2w, 3w)``, ``[3w, 4w)``, ``[4w, ∞)``), one directional distractor left out so
+that there are exactly ten mutually exclusive claims. The bin width ``w`` is placed around the
+answer: for a directional trend the answer's bin is drawn uniformly from the five and ``w`` is
+the change divided by a random point of that bin (rounded to two significant figures), so the
+answer's rank among the shown sizes carries no information (the builder's text-only audit
+checks this). The left-out distractor is from the answer's direction or the other one with
+equal odds, so neither direction is over-represented. Without a trend, ``w`` is the cohort's
+median ``|change|`` over a random point of the five bins (same construction, cohort scale).
 
 Dead-bands (drop, never approximate): a CI bound within ``CI_DEAD_BAND`` of the CI width from
 zero (trend vs no trend would be knife-edge), and, for a directional trend, a change within
-``DEAD_BAND`` of a bin width from a bin edge. Windows without a clear trend are the majority,
-so only a seeded share ``NO_TREND_SHARE`` of them is kept to keep answers balanced.
+``DEAD_BAND`` of a bin width from a bin edge (only after rounding ``w``). Windows without a
+clear trend are the majority, so only a seeded share ``NO_TREND_SHARE`` of them is kept, which
+makes "no clear trend" about as often correct as any other option.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -28,20 +33,26 @@ import numpy as np
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import fmt_value, near_edge, require_coverage
+from wearbench.questions._helpers import require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "stress", "sleep_efficiency")
-#: Cohort quantiles of |change| used as the inner size-bin edges. Windows with a clear trend
-#: sit in the upper part of the cohort distribution, so the edges are spread over it.
-EDGE_QUANTILES = (0.75, 0.88, 0.94, 0.98)
-N_BINS = len(EDGE_QUANTILES) + 1
+#: Size bins per direction: ``[0, w)``, ``[w, 2w)``, … and the open ``[(N_BINS − 1)·w, ∞)``.
+N_BINS = 5
+#: Where in its bin the answer is placed before rounding (share of a bin width).
+BIN_POINT = (0.2, 0.8)
+#: Bin width as a share of the change the ladder is built around.
+BIN_WIDTH = (0.1, 0.24)
+#: Cohort ``|change|`` quantile above which "no clear trend" items draw their scale.
+SCALE_QUANTILE = 0.75
 DEAD_BAND = 0.1
+#: Draws of the bin point before a change near an edge is dropped.
+MAX_TRIES = 8
 #: Dead-band around zero for the CI bounds, as a share of the CI width.
 CI_DEAD_BAND = 0.1
 #: Share of "no clear trend" windows kept (the rest are dropped, seeded).
-NO_TREND_SHARE = 0.035
+NO_TREND_SHARE = 0.016
 NO_TREND = "no clear trend"
 
 
@@ -51,20 +62,46 @@ def metric_phrase(metric: str) -> str:
     return f"{spec.description} ({spec.unit})"
 
 
-def size_edges(pool_changes: np.ndarray) -> list[float]:
-    """Size-bin edges ``[0, q…, inf]`` at :data:`EDGE_QUANTILES` of the cohort ``|change|``.
+def ladder_edges(change: float, rank: int, point: float, width: float) -> list[float]:
+    """Size-bin edges ``[0, e, e + w, e + 2w, e + 3w, inf]`` with ``change`` in bin ``rank``.
+
+    ``w = width × change`` (two significant figures) and ``e`` is placed so that, before
+    rounding, the change sits ``point`` of a bin width into bin ``rank`` (for the open bottom
+    bin, ``point`` of a width below ``e``; for the open top bin, above ``e + 3w``).
+
+    Args:
+        change: The |change| the ladder is built around (> 0).
+        rank: The bin the change falls in, ``0 … N_BINS − 1``.
+        point: Where in that bin, as a share of the bin width.
+        width: Bin width as a share of ``change`` (below ``1 / (N_BINS − 1)`` so ``e > 0``).
+
+    Returns:
+        :data:`N_BINS` + 1 edges, exact at the shown precision.
 
     Raises:
-        Drop: If the pool is too small or its quantiles are not distinct.
+        Drop: If the change is not positive or the rounded ladder does not start above zero.
+    """
+    if not change > 0:
+        raise Drop("change undefined")
+    w = float(f"{width * change:.2g}")
+    places = _decimals(w)
+    first = round(change - (rank - 1 + point) * w, places)
+    if first <= 0:
+        raise Drop("magnitude ladder does not start above zero")
+    return [0.0, *(round(first + i * w, places) for i in range(N_BINS - 1)), math.inf]
+
+
+def cohort_scale(pool_changes: np.ndarray, rng: np.random.Generator) -> float:
+    """A random cohort ``|change|`` above :data:`SCALE_QUANTILE` (the size of a typical clear trend).
+
+    Raises:
+        Drop: If the pool is too small.
     """
     mags = np.abs(pool_changes[np.isfinite(pool_changes)])
     if mags.size < 50:
         raise Drop("cohort pool too small for magnitude bins")
-    inner = [float(f"{q:.2g}") for q in np.quantile(mags, EDGE_QUANTILES)]
-    edges = [0.0, *inner, math.inf]
-    if any(b <= a for a, b in itertools.pairwise(edges)):
-        raise Drop("cohort magnitude quantiles are not distinct")
-    return edges
+    top = np.sort(mags[mags >= np.quantile(mags, SCALE_QUANTILE)])
+    return float(top[int(rng.integers(top.size))])
 
 
 def ci_in_dead_band(lo_ci: float, hi_ci: float) -> bool:
@@ -76,12 +113,17 @@ def _direction(lo_ci: float, hi_ci: float) -> str:
     return "increasing" if lo_ci > 0 else "decreasing" if hi_ci < 0 else "none"
 
 
+def _decimals(w: float) -> int:
+    """Decimals that show every multiple of a two-significant-figure ``w`` exactly."""
+    return max(0, 1 - math.floor(math.log10(w)))
+
+
 @question()
 class Trend(QuestionType):
     """Direction and size of a 28-day trend, or no clear trend."""
 
     name = "trend"
-    version = 2
+    version = 3
     labels = Labels("data", "single", "literature", "window")
     max_per_user = 2
 
@@ -101,36 +143,58 @@ class Trend(QuestionType):
             raise Drop("slope undefined")
         if ci_in_dead_band(lo, hi):
             raise Drop("CI bound within the dead-band of zero")
-        edges = size_edges(pool.window_slopes.get(metric, np.array([])) * (self.window_days - 1))
-        if _direction(lo, hi) == "none":
-            if rng.random() >= NO_TREND_SHARE:
-                raise Drop("no-clear-trend window not sampled (answer balance)")
-        elif near_edge(abs(float(fit["slope"].value)) * (self.window_days - 1), edges, DEAD_BAND):
-            raise Drop("change within the dead-band of a magnitude edge")
+        direction = _direction(lo, hi)
+        if direction == "none" and rng.random() >= NO_TREND_SHARE:
+            raise Drop("no-clear-trend window not sampled (answer balance)")
+        rank = int(rng.integers(N_BINS))
+        if direction == "none":
+            scale = cohort_scale(pool.window_slopes.get(metric, np.array([])) * (self.window_days - 1), rng)
+            edges = ladder_edges(scale, rank, float(rng.uniform(*BIN_POINT)), float(rng.uniform(*BIN_WIDTH)))
+        else:
+            change = abs(float(fit["slope"].value)) * (self.window_days - 1)
+            edges = self._fit_edges(change, rank, rng)
         correct, distractors = self._options(metric, edges, g.evidence(), rng)
         return Draft(
             self._text(metric, g.end_date, ctx, end), correct, distractors, g, (metric,), variant=metric
         )
 
+    @staticmethod
+    def _fit_edges(change: float, rank: int, rng: np.random.Generator) -> list[float]:
+        """Ladder edges with ``change`` in bin ``rank`` and clear of every edge's dead-band.
+
+        Rounding ``w`` can push the change towards an edge (more so in the upper bins); the
+        point in the bin is redrawn a few times rather than dropping, so that every rank keeps
+        the same chance of being the answer.
+
+        Raises:
+            Drop: If no draw clears the dead-band.
+        """
+        for _ in range(MAX_TRIES):
+            edges = ladder_edges(change, rank, float(rng.uniform(*BIN_POINT)), float(rng.uniform(*BIN_WIDTH)))
+            w = edges[2] - edges[1]
+            near = any(abs(change - e) <= DEAD_BAND * w for e in edges[1:-1])
+            if not near and edges[rank] <= change < edges[rank + 1]:
+                return edges
+        raise Drop("change within the dead-band of a magnitude edge")
+
     def _options(
         self, metric: str, edges: list[float], evidence: Mapping[str, Any], rng: np.random.Generator
     ) -> tuple[Option, tuple[Option, ...]]:
         """The correct option and nine distractors (one directional distractor left out)."""
-        directional = [
-            self._option(metric, d, edges[i], edges[i + 1])
+        places = _decimals(edges[2] - edges[1])
+        sides = {
+            d: [self._option(metric, d, edges[i], edges[i + 1], places) for i in range(N_BINS)]
             for d in ("increasing", "decreasing")
-            for i in range(N_BINS)
-        ]
-        options = [
-            Option(
-                f"{NO_TREND.capitalize()} (the 95% CI of the slope includes zero)",
-                {"metric": metric, "direction": "none"},
-            ),
-            *directional,
-        ]
+        }
+        none = Option(
+            f"{NO_TREND.capitalize()} (the confidence interval of the slope includes zero)",
+            {"metric": metric, "direction": "none"},
+        )
+        options = [none, *sides["increasing"], *sides["decreasing"]]
         correct = next(o for o in options if self.check(o.claim, evidence))
-        wrong_directional = [o for o in directional if o is not correct]
-        left_out = wrong_directional[int(rng.integers(len(wrong_directional)))]
+        side = str(rng.choice(("increasing", "decreasing")))
+        pool = [o for o in sides[side] if o is not correct]
+        left_out = pool[int(rng.integers(len(pool)))]
         return correct, tuple(o for o in options if o is not correct and o is not left_out)
 
     def _text(self, metric: str, end_date: str, ctx: UserContext, end: int) -> str:
@@ -142,17 +206,17 @@ class Trend(QuestionType):
             "between every pair of days, missing days skipped) with its 95% confidence interval: "
             "the trend is increasing or decreasing only if the interval excludes zero, otherwise "
             f"there is no clear trend; its size is |slope| × {self.window_days - 1} days, the "
-            "change across the window."
+            f"change across the window, in {metric_spec(metric).unit}."
         )
 
     @staticmethod
-    def _option(metric: str, direction: str, lo: float, hi: float) -> Option:
+    def _option(metric: str, direction: str, lo: float, hi: float, places: int) -> Option:
         if math.isinf(hi):
-            size = f"more than {fmt_value(lo, metric)}"
+            size = f"at least {lo:,.{places}f}"
         elif lo == 0:
-            size = f"less than {fmt_value(hi, metric)}"
+            size = f"less than {hi:,.{places}f}"
         else:
-            size = f"{fmt_value(lo, metric)} to {fmt_value(hi, metric)}"
+            size = f"{lo:,.{places}f} to {hi:,.{places}f}"
         return Option(
             f"{direction.capitalize()}, by {size} over the window",
             {"metric": metric, "direction": direction, "lo": lo, "hi": hi if math.isfinite(hi) else None},
