@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
-from wearbench.questions.types.anomaly import METRICS, Anomaly, pick_days
+from wearbench.questions._helpers import paired_options
+from wearbench.questions.types.anomaly import METRICS, Anomaly
 
 N = 70
 END = N - 1
@@ -85,7 +86,7 @@ def test_sparse_window_is_dropped() -> None:
 
 def test_pick_days_pair_each_top_day_with_a_neighbour() -> None:
     ranked = [27, 0, 5, 9, *range(10, 26)]  # days 1-4, 6-8, 26 have no z (not offerable)
-    days = pick_days(ranked, np.random.default_rng(1))
+    days = paired_options(ranked, np.random.default_rng(1))
     assert days[0] == 27
     assert len(set(days)) == 10
     assert set(days) <= set(ranked)

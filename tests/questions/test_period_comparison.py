@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
-from wearbench.questions.types.period_comparison import METRICS, PeriodComparison, month_text, pick_periods
+from wearbench.questions._helpers import paired_options
+from wearbench.questions.types.period_comparison import METRICS, PeriodComparison, month_text
 
 START = np.datetime64("2024-01-01")
 N = 366  # the whole of 2024 (a leap year)
@@ -81,7 +82,7 @@ def test_month_text() -> None:
 
 def test_pick_periods_pair_each_top_period_with_a_neighbour() -> None:
     ranked = [5, 0, 11, 3, 1, 2, 4, 6, 7, 8, 9, 10]
-    picks = pick_periods(ranked, np.random.default_rng(0))
+    picks = paired_options(ranked, np.random.default_rng(0))
     assert picks[0] == 5
     assert len(set(picks)) == 10
     for anchor in (5, 0, 11, 3):

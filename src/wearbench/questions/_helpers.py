@@ -11,7 +11,7 @@ import numpy as np
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._qtype import Drop
 
-__all__ = ["fmt_value", "magnitude_edges", "near_edge", "require_coverage"]
+__all__ = ["fmt_value", "magnitude_edges", "metric_phrase", "near_edge", "paired_options", "require_coverage"]
 
 
 def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
@@ -62,3 +62,42 @@ def fmt_value(value: float, metric: str) -> str:
         return "∞"
     digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 1 else 2
     return f"{value:,.{digits}f} {unit}"
+
+
+def metric_phrase(metric: str) -> str:
+    """``"resting heart rate (bpm)"``: the metric's description and unit."""
+    spec = metric_spec(metric)
+    return f"{spec.description} ({spec.unit})"
+
+
+def paired_options(
+    ranked: Sequence[int], rng: np.random.Generator, *, anchors: int = 4, n: int = 10
+) -> list[int]:
+    """Indices for ``n`` options: the answer first, then distractors, laid out in adjacent pairs.
+
+    The top ``anchors`` candidates (answer, runner-up, next ranks) each come with one adjacent
+    index (random side) and other candidates fill the rest, so every option sits in an adjacent
+    pair and the layout alone does not give the answer away.
+
+    Args:
+        ranked: Candidate indices (days, periods) from best to worst, answer first; at least
+            ``n`` of them.
+        rng: Seeded generator for the sides and the random fill.
+        anchors: Top candidates that bring a neighbour.
+        n: Options wanted.
+
+    Returns:
+        ``n`` distinct indices from ``ranked``; the first is ``ranked[0]``.
+    """
+    valid = set(ranked)
+    chosen: list[int] = []
+    for anchor in ranked[:anchors]:
+        if anchor not in chosen:
+            chosen.append(anchor)
+        side = int(rng.choice((-1, 1)))
+        for near in (anchor + side, anchor - side):
+            if near in valid and near not in chosen:
+                chosen.append(near)
+                break
+    rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
+    return chosen + [int(d) for d in rng.permutation(rest)[: n - len(chosen)]]

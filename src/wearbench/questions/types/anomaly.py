@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import metric_phrase, paired_options, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -39,45 +38,10 @@ N_OPTIONS = 10
 ANCHORS = 4
 
 
-def metric_phrase(metric: str) -> str:
-    """``"resting heart rate (bpm)"``: the metric's description and unit."""
-    spec = metric_spec(metric)
-    return f"{spec.description} ({spec.unit})"
-
-
 def _label(date: np.datetime64) -> str:
     day = str(date)
     weekday = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
     return f"{weekday[int((date.astype('int64') + 3) % 7)]} {day}"
-
-
-def pick_days(ranked: list[int], rng: np.random.Generator) -> list[int]:
-    """Window day indices for the options: answer first, then the distractors.
-
-    The top ``ANCHORS`` days by ``|z|`` (answer, runner-up, next ranks) each come with one
-    adjacent day (random side), and other days fill the rest, so every option sits in an
-    adjacent pair and the layout alone does not give the answer away.
-
-    Args:
-        ranked: Window day indices with a defined z, by decreasing ``|z|`` (answer first); at
-            least :data:`N_OPTIONS` of them.
-        rng: Seeded generator for the sides and the random fill.
-
-    Returns:
-        :data:`N_OPTIONS` distinct indices from ``ranked``; the first is ``ranked[0]``.
-    """
-    valid = set(ranked)
-    chosen: list[int] = []
-    for anchor in ranked[:ANCHORS]:
-        if anchor not in chosen:
-            chosen.append(anchor)
-        side = int(rng.choice((-1, 1)))
-        for near in (anchor + side, anchor - side):
-            if near in valid and near not in chosen:
-                chosen.append(near)
-                break
-    rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
-    return chosen + [int(d) for d in rng.permutation(rest)[: N_OPTIONS - len(chosen)]]
 
 
 @question()
@@ -111,7 +75,7 @@ class Anomaly(QuestionType):
         if not win["decisive"].value:
             raise Drop("top day within the dead-band of the runner-up")
         ranked = sorted(np.flatnonzero(np.isfinite(zw)).tolist(), key=lambda i: (-zw[i], i))
-        days = pick_days([int(i) for i in ranked], rng)
+        days = paired_options([int(i) for i in ranked], rng, anchors=ANCHORS, n=N_OPTIONS)
         options = [Option(_label(dates[i]), {"metric": metric, "date": str(dates[i])}) for i in days]
         return Draft(self._text(metric, dates), options[0], tuple(options[1:]), g, (metric,), variant=metric)
 

@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import metric_phrase, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -55,12 +54,6 @@ STEP_DAYS = 28
 #: Share of windows kept per count (the commonest counts are subsampled, seeded), set from the
 #: synthetic cohort's count distribution so that the counts 0…8 are about equally common.
 KEEP_SHARE = {0: 0.43, 1: 0.34, 2: 0.29, 3: 0.35, 4: 0.42, 5: 0.56, 6: 0.71, 7: 0.93}
-
-
-def metric_phrase(metric: str) -> str:
-    """``"resting heart rate (bpm)"``: the metric's description and unit."""
-    spec = metric_spec(metric)
-    return f"{spec.description} ({spec.unit})"
 
 
 def count_options(metric: str) -> list[Option]:

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import metric_phrase, paired_options
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -52,45 +52,10 @@ _MONTHS = (
 )
 
 
-def metric_phrase(metric: str) -> str:
-    """``"resting heart rate (bpm)"``: the metric's description and unit."""
-    spec = metric_spec(metric)
-    return f"{spec.description} ({spec.unit})"
-
-
 def month_text(label: str) -> str:
     """``"2024-03"`` → ``"March 2024"``."""
     year, month = label.split("-")
     return f"{_MONTHS[int(month) - 1]} {year}"
-
-
-def pick_periods(ranked: list[int], rng: np.random.Generator) -> list[int]:
-    """Period indices for the options: answer first, then the distractors.
-
-    The top ``ANCHORS`` periods (answer, runner-up, next ranks) each come with one adjacent
-    period (random side), and other periods fill the rest, so every option sits in an adjacent
-    pair and the layout alone does not give the answer away.
-
-    Args:
-        ranked: Defined period indices from best to worst (answer first); at least
-            :data:`N_OPTIONS` of them.
-        rng: Seeded generator for the sides and the random fill.
-
-    Returns:
-        :data:`N_OPTIONS` distinct indices from ``ranked``; the first is ``ranked[0]``.
-    """
-    valid = set(ranked)
-    chosen: list[int] = []
-    for anchor in ranked[:ANCHORS]:
-        if anchor not in chosen:
-            chosen.append(anchor)
-        side = int(rng.choice((-1, 1)))
-        for near in (anchor + side, anchor - side):
-            if near in valid and near not in chosen:
-                chosen.append(near)
-                break
-    rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
-    return chosen + [int(d) for d in rng.permutation(rest)[: N_OPTIONS - len(chosen)]]
 
 
 @question()
@@ -124,7 +89,7 @@ class PeriodComparison(QuestionType):
         if not (sd > 0 and gap >= MARGIN * sd):
             raise Drop("winner within the dead-band of the runner-up")
         labels = table.value.labels
-        picks = pick_periods(ranked, rng)
+        picks = paired_options(ranked, rng, anchors=ANCHORS, n=N_OPTIONS)
         options = [Option(month_text(labels[i]), {"metric": metric, "period": labels[i]}) for i in picks]
         text = self._text(metric, which, str(ctx.dates[end - days + 1]), g.end_date)
         gates = {"gap": float(gap), "daily_sd": sd, "gap_sd": float(gap / sd)}

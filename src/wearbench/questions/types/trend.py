@@ -33,7 +33,7 @@ import numpy as np
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import metric_phrase, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -54,12 +54,6 @@ CI_DEAD_BAND = 0.1
 #: Share of "no clear trend" windows kept (the rest are dropped, seeded).
 NO_TREND_SHARE = 0.016
 NO_TREND = "no clear trend"
-
-
-def metric_phrase(metric: str) -> str:
-    """``"resting heart rate (bpm)"``: the metric's description and unit."""
-    spec = metric_spec(metric)
-    return f"{spec.description} ({spec.unit})"
 
 
 def ladder_edges(change: float, rank: int, point: float, width: float) -> list[float]:
