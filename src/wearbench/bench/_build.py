@@ -111,7 +111,7 @@ def _generate(
     executor: Executor,
     progress: Callable[[int, int], None] | None,
 ) -> tuple[list[Pending], Counter[str]]:
-    pool = build_pool(contexts.values())
+    pool = build_pool(list(contexts.values()), types=names)
     tasks = [UserTask(ctx, names, seed, pool) for ctx in contexts.values()]
     pending: list[Pending] = []
     drops: Counter[str] = Counter()

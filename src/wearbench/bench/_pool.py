@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 import numpy as np
 
 from wearbench.cohort import METRIC_NAMES
 from wearbench.primitives import nan_stat, ols_slope
-from wearbench.questions import WINDOW_DAYS, CohortPool, UserContext
+from wearbench.questions import WINDOW_DAYS, CohortPool, UserContext, question_type
 
 __all__ = ["build_pool"]
 
 
-def build_pool(contexts: Iterable[UserContext], window_days: int = WINDOW_DAYS) -> CohortPool:
-    """Per-metric means and OLS slopes of every non-overlapping window of every user."""
+def build_pool(
+    contexts: Sequence[UserContext], window_days: int = WINDOW_DAYS, types: Sequence[str] = ()
+) -> CohortPool:
+    """Per-metric means and OLS slopes of every non-overlapping window of every user.
+
+    ``extra`` holds the named distributions each of ``types`` asks for
+    (:meth:`~wearbench.questions.QuestionType.cohort_distributions`).
+    """
     means: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
     slopes: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
     for ctx in contexts:
@@ -24,7 +30,11 @@ def build_pool(contexts: Iterable[UserContext], window_days: int = WINDOW_DAYS) 
                 if np.isfinite(s).sum() >= window_days // 2:
                     means[m].append(nan_stat(s, stat="mean"))
                     slopes[m].append(ols_slope(s).slope)
+    extra: dict[str, np.ndarray] = {}
+    for name in types:
+        extra.update(question_type(name)().cohort_distributions(contexts))
     return CohortPool(
         window_means={m: np.asarray(v, dtype=float) for m, v in means.items()},
         window_slopes={m: np.asarray(v, dtype=float) for m, v in slopes.items()},
+        extra=extra,
     )

@@ -134,6 +134,15 @@ class QuestionType:
         """Whether ``claim`` holds given the evidence (JSON values of the graph outputs)."""
         raise NotImplementedError
 
+    def cohort_distributions(self, contexts: Sequence[UserContext]) -> Mapping[str, np.ndarray]:
+        """Named cohort-level distributions this type needs, merged into ``CohortPool.extra``.
+
+        Computed once per build over every user before generation (e.g. peers' VO2max by sex
+        and age band). Values an answer depends on must still enter the item's graph (as
+        literal inputs), so the verifier needs only the item and its context.
+        """
+        return {}
+
     def null_statistics(
         self, contexts: Sequence[UserContext], rng: np.random.Generator
     ) -> Mapping[str, Mapping[str, float]]:

@@ -27,7 +27,7 @@ one length (bands poor/fair/good/high are defined in the stem). Dead-bands: z wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,7 +100,7 @@ class FitnessPrediction(QuestionType):
     """VO2max band relative to cohort peers, the direction of its long-term risk, and its 180-day trend."""
 
     name = "fitness_prediction"
-    version = 2
+    version = 3
     labels = Labels("health", "single", "literature", "history")
     max_per_user = 2
     min_history = TREND_DAYS
@@ -109,7 +109,7 @@ class FitnessPrediction(QuestionType):
     def reference_values(contexts: Iterable[UserContext]) -> dict[str, np.ndarray]:
         """Per-user VO2max (median of the last 90 days) keyed ``vo2max|<sex>|<age band>``.
 
-        The hook this type wants: the builder would store this in ``CohortPool.extra``.
+        The builder stores this in ``CohortPool.extra`` through :meth:`cohort_distributions`.
         """
         out: dict[str, list[float]] = {}
         for ctx in contexts:
@@ -119,6 +119,10 @@ class FitnessPrediction(QuestionType):
                 continue
             out.setdefault(f"vo2max|{sex}|{age_band(float(age))}", []).append(float(np.nanmedian(vals)))
         return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+
+    def cohort_distributions(self, contexts: Sequence[UserContext]) -> dict[str, np.ndarray]:
+        """Peers' VO2max by sex and age band (see :meth:`reference_values`)."""
+        return self.reference_values(contexts)
 
     def _reference(self, ctx: UserContext, pool: CohortPool) -> tuple[list[float], str]:
         sex, age = ctx.demographics.get("sex"), ctx.demographics.get("age")
