@@ -53,6 +53,19 @@ def test_unverified_identifiers_are_flagged() -> None:
                 assert any(w in s.verification for w in ("paraphrase", "not verified", "not verbatim"))
 
 
+# Cards that do not yet hold two studies with both a verified DOI and a verified PMID (the spec's bar).
+# stress_shortens_sleep: only Yap et al. 2020 has both; the PMIDs of Akerstedt et al. 2012 and Wen et al.
+# 2021 could not be confirmed on a PubMed/PMC page (see each study's `verification`). Remove an id once fixed.
+KNOWN_PMID_GAPS = {"stress_shortens_sleep"}
+
+
+def test_cards_hold_two_studies_with_doi_and_pmid() -> None:
+    # Spec: every card needs >= 2 independent same-direction studies, each with DOI and PMID. Not a loader
+    # error (a DOI or a PMID alone loads): a new gap fails here, as does a fixed gap left in KNOWN_PMID_GAPS.
+    gaps = {cid for cid, c in CARDS.items() if sum(bool(s.doi and s.pmid) for s in c.studies) < 2}
+    assert gaps == KNOWN_PMID_GAPS, f"cards with < 2 DOI+PMID studies: {sorted(gaps)}"
+
+
 def test_my_types_cite_existing_cards() -> None:
     for type_name, refs in MINE.items():
         for ref in refs:
