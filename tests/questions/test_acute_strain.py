@@ -206,6 +206,15 @@ def test_candidate_ends_start_focus_on_run_and_interleave_quiet() -> None:
     assert candidate_ends(ctx, 31, quiet=False) == [42]
 
 
+def test_end_dates_use_weekly_quiet_candidates() -> None:
+    ctx = make_ctx({})
+    ctx.metrics["resting_hr"][40:43] = 75.0
+    ends = AcuteStrain().end_dates(ctx)
+    assert ends == candidate_ends(ctx, 31, step=acute_strain.PLAIN_STEP, off_gap=acute_strain.OFF_GAP)
+    assert ends[0] == 42
+    assert len(ends) > len(candidate_ends(ctx, 31))  # weekly plain ends add windows
+
+
 def test_graph_records_primitive_calls() -> None:
     g = strain_graph(make_ctx({"steps": -2.0}), END, ("steps",))
     calls = [n for n in g.nodes if n["op"] == "call"]

@@ -9,13 +9,16 @@ import pytest
 
 from wearbench.bench._shortcut import option_features
 from wearbench.questions import CohortPool, Drop, UserContext
+from wearbench.questions.types import blood_state
 from wearbench.questions.types.blood_state import (
+    ANSWER_COUNTS,
+    KEEP,
     BloodState,
-    _all_states,
+    answer_weight,
     describe,
     knife_edge,
     state_from_flags,
-    state_prior,
+    thin,
 )
 
 REF_STEPS = {5: 2500.0, 10: 3000.0, 25: 4000.0, 50: 6000.0, 75: 8000.0, 90: 10000.0, 95: 12000.0}
@@ -28,6 +31,12 @@ BASE = {
     "ldl": 110.0,
     "total_cholesterol": 190.0,
 }
+
+
+@pytest.fixture(autouse=True)
+def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every window: these tests are about the answer, not the answer-class thinning."""
+    monkeypatch.setattr(blood_state, "KEEP", {})
 
 
 def make_ctx(
@@ -181,30 +190,47 @@ def test_option_text_is_one_template() -> None:
     )
     draft = build(make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8}))
     texts = [o.text for o in (draft.correct, *draft.distractors)]
-    # every text feature of the shortcut audit except the letter position is the same for all ten
-    feats = option_features(draft.question, texts)[:, :-1]
-    assert np.all(feats == feats[0])
-    assert len({len(t) for t in texts}) == 1
-    assert {o.claim["glycaemia"] for o in (draft.correct, *draft.distractors)} <= {"normal", "prediabetes"}
+    feats = option_features(draft.question, texts)
+    # digits, numbers, negation, hedges, open ranges, first words and stem overlap are the same
+    # for all ten; only the length ("diabetic" is the one shorter slot word) and position vary
+    for j in (4, 5, 10, 11, 12, 13, 14):
+        assert np.all(feats[:, j] == feats[0, j])
+    assert {len(t) for t in texts} <= {len(describe(state)), len(describe(state)) - 3}
 
 
-def test_diabetic_items_show_only_diabetic_states() -> None:
-    draft = build(make_ctx({"fasting_glucose": 140.0, "hba1c": 7.0}))
-    options = (draft.correct, *draft.distractors)
-    assert {o.claim["glycaemia"] for o in options} == {"diabetes"}
-    assert holds(draft) == [True] + [False] * 9
+def test_distractors_are_shown_in_proportion_to_answer_counts() -> None:
+    ctx = make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8})
+    shown: dict[tuple[Any, ...], int] = {}
+    for seed in range(300):
+        draft = BloodState().make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
+        assert holds(draft) == [True] + [False] * 9
+        for o in draft.distractors:
+            key = tuple(o.claim[k] for k in ("glycaemia", "insulin_resistance", "lipids", "activity"))
+            shown[key] = shown.get(key, 0) + 1
+    common = ("normal", False, "normal", "lower")
+    rare = ("diabetes", False, "low_hdl", "higher")  # never an answer in the measured builds
+    assert ANSWER_COUNTS[common] > 20
+    assert rare not in ANSWER_COUNTS
+    assert shown[common] > 0.5 * 300  # common answers are shown in most items
+    assert shown.get(rare, 0) < 0.1 * 300
+    parts = ("glycaemia", "insulin_resistance", "lipids", "activity")
+    assert answer_weight(dict(zip(parts, rare, strict=True))) == 1.0
 
 
-def test_state_prior_favours_clustered_states() -> None:
+def test_commonest_states_are_thinned_by_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(blood_state, "KEEP", KEEP)
     healthy = {"glycaemia": "normal", "insulin_resistance": False, "lipids": "normal", "activity": "higher"}
-    metabolic = {
-        "glycaemia": "prediabetes",
-        "insulin_resistance": True,
-        "lipids": "atherogenic",
-        "activity": "lower",
-    }
-    odd = {"glycaemia": "diabetes", "insulin_resistance": False, "lipids": "low_hdl", "activity": "higher"}
-    # healthy: (0.8*0.85*0.75*0.6 + 0.25*0.15*0.25*0.3) / 2
-    assert state_prior(healthy) == pytest.approx((0.306 + 0.0028125) / 2)
-    assert state_prior(metabolic) > 10 * state_prior(odd)
-    assert sum(state_prior(s) for s in _all_states()) == pytest.approx(1.0)
+    rng = np.random.default_rng(0)
+    reasons: list[str] = []
+    for _ in range(4000):
+        try:
+            thin(healthy, rng)
+            reasons.append("kept")
+        except Drop as d:
+            reasons.append(d.reason)
+    assert set(reasons) == {"kept", "answer class thinned for balance"}
+    kept = reasons.count("kept")
+    assert kept / 4000 == pytest.approx(KEEP[("normal", False, "normal", "higher")], abs=0.03)
+    rare = {**healthy, "glycaemia": "diabetes"}
+    for _ in range(100):
+        thin(rare, rng)  # never thinned

@@ -17,7 +17,9 @@ mutually exclusive except where two explanations genuinely fit (e.g. HRV down wi
 value across a ±0.25 dead-band around its threshold would change the reading are dropped.
 Windows are chosen around candidate resting-HR rises (the focus starts on the first day of a
 run of elevated days), interleaved with windows whose focus shows a sleep, steps or HRV shift
-and with plain windows every four weeks, so that the readings are not dominated by one class;
+and with plain windows every week (:data:`PLAIN_STEP`, :data:`OFF_GAP`), so that the readings
+are not dominated by one class (every reading is an option of every item, so a reading's share
+of the answers is exactly what a text-only model can learn of it);
 windows with one of the commonest quiet readings are further thinned at random (:data:`KEEP`,
 seeded by the item's ``rng``; illness onsets are never thinned).
 
@@ -53,6 +55,12 @@ BAND = 0.25
 T_ILL = 0.5
 #: Dead-band around :data:`T_ILL`.
 BAND_ILL = 0.15
+#: Days between plain candidate ends, and least days between ends whose focus shows a co-signal
+#: shift. All ten readings are options of every item, so a reading's text prior is its share of
+#: the answers: illness onsets (never thinned) must be diluted by enough quiet windows to stay
+#: near a tenth of the answers, hence weekly candidates and a high :attr:`AcuteStrain.max_per_user`.
+PLAIN_STEP = 7
+OFF_GAP = 7
 COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
 
 
@@ -245,8 +253,10 @@ def robust_reading(state: State, readings: Mapping[str, tuple[str, Rule]], index
 
 #: Share of windows kept per reading (the rest are dropped, so the next candidate window is
 #: tried): readings that plain and quiet windows give most often are thinned so that the
-#: answer classes are flatter (a model guessing the commonest reading gains little).
-KEEP: dict[str, float] = {"no_deviation": 0.5, "fitness": 0.8, "isolated_rhr": 0.8, "hrv_only": 0.8}
+#: answer classes are flatter (a model guessing the commonest reading gains little). Tuned on
+#: full builds of ``wearbench.synth(200, 500, seed=s)``, seeds 0 and 1: kept counts of these
+#: four are then about that of illness (~150 each, ~15 % of ~1000 items).
+KEEP: dict[str, float] = {"no_deviation": 0.5, "hrv_only": 0.7, "fitness": 0.8, "poor_sleep_only": 0.85}
 
 
 def thin(answer: Any, keep: Mapping[Any, float], rng: np.random.Generator) -> None:
@@ -285,12 +295,14 @@ def _thin(ends: list[int], gap: int) -> list[int]:
     return kept
 
 
-def candidate_ends(ctx: UserContext, min_history: int, step: int = 28, quiet: bool = True) -> list[int]:
+def candidate_ends(
+    ctx: UserContext, min_history: int, step: int = 28, quiet: bool = True, off_gap: int = 14
+) -> list[int]:
     """Candidate window ends: resting-HR rises interleaved with other ends (latest first).
 
     A rise is two or more consecutive days with z ≥ :data:`K_RHR`; its end puts the rise's
     first day first in the focus. With ``quiet``, other ends follow each rise in turn: focus
-    periods where sleep, steps or HRV are off their baseline (14 days apart), then plain ends
+    periods where sleep, steps or HRV are off their baseline (``off_gap`` days apart), then plain ends
     every ``step`` days, each a week away from the ends before it. Selection only: the answer is
     computed in the item's graph.
     """
@@ -299,7 +311,7 @@ def candidate_ends(ctx: UserContext, min_history: int, step: int = 28, quiet: bo
     rises = _run_ends(z >= K_RHR, min_history, last)
     if not quiet:
         return rises
-    off = [e for e in _thin(_cosignal_ends(ctx, min_history, last), 14) if _apart(e, rises)]
+    off = [e for e in _thin(_cosignal_ends(ctx, min_history, last), off_gap) if _apart(e, rises)]
     plain = [e for e in range(last, min_history - 2, -step) if _apart(e, rises + off)]
     return [e for group in itertools.zip_longest(rises, off, plain) for e in group if e is not None]
 
@@ -325,14 +337,14 @@ class AcuteStrain(QuestionType):
     """
 
     name = "acute_strain"
-    version = 2
+    version = 3
     labels = Labels("health", "cross", "literature", "window")
-    max_per_user = 3
+    max_per_user = 24  # quiet windows dilute the illness onsets (see PLAIN_STEP)
     min_history = BASELINE_DAYS + FOCUS_DAYS
 
     def end_dates(self, ctx: UserContext) -> list[int]:
         """Ends around candidate resting-HR rises, interleaved with quiet ends (latest first)."""
-        return candidate_ends(ctx, self.min_history)
+        return candidate_ends(ctx, self.min_history, step=PLAIN_STEP, off_gap=OFF_GAP)
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Build the reading question for the window ending at ``end``."""

@@ -17,10 +17,11 @@ The state has four parts, each decided by the flags alone:
   for every panel and lets one draw serve several windows.
 
 Options are the correct state and nine other states (each a misreading of at least one flag),
-drawn with weights :func:`state_prior` (so common states are shown about as often as they are
-the answer) from the remaining combinations whose glycaemia word has the same length as the
-correct one's (euglycaemic/prediabetic vs diabetic), written in one template whose slots are
-single words of one length, so that no text feature singles out the correct state. Dead-bands:
+drawn from all 47 others with weights :func:`answer_weight` (a documented table of how often
+each state is the answer, so every state is shown about ten times as often as it is correct),
+written in one template whose slots are single words (only "diabetic" is shorter than its
+alternatives). Windows whose state is one of the commonest answers are thinned at random
+(:data:`KEEP`, seeded by the item's ``rng``). Dead-bands:
 a panel is dropped when moving any biomarker by a small analytical margin (glucose 2 mg/dL,
 HbA1c 0.05 %, TG 3 mg/dL, HDL 1 mg/dL, HOMA-IR 0.1) would change its part of the state; a
 window is dropped when the steps percentile lies within 5 percentile points of the median.
@@ -105,29 +106,73 @@ def describe(state: Mapping[str, Any]) -> str:
     )
 
 
-#: A two-phenotype prior of the state (metabolically healthy vs metabolic-syndrome-like, half of
-#: adults each; within each, the parts independent), used only to pick distractors so that common
-#: states are shown about as often as they are the answer. Abnormal parts cluster, which a single
-#: product of prevalences would miss.
-PHENOTYPES: tuple[dict[str, dict[Any, float]], ...] = (
-    {
-        "glycaemia": {"normal": 0.8, "prediabetes": 0.18, "diabetes": 0.02},
-        "insulin_resistance": {False: 0.85, True: 0.15},
-        "lipids": {"normal": 0.75, "high_tg": 0.12, "low_hdl": 0.08, "atherogenic": 0.05},
-        "activity": {"lower": 0.4, "higher": 0.6},
-    },
-    {
-        "glycaemia": {"normal": 0.25, "prediabetes": 0.55, "diabetes": 0.2},
-        "insulin_resistance": {False: 0.15, True: 0.85},
-        "lipids": {"normal": 0.25, "high_tg": 0.3, "low_hdl": 0.1, "atherogenic": 0.35},
-        "activity": {"lower": 0.7, "higher": 0.3},
-    },
-)
+def _key(state: Mapping[str, Any]) -> tuple[str, bool, str, str]:
+    return (state["glycaemia"], bool(state["insulin_resistance"]), state["lipids"], state["activity"])
 
 
-def state_prior(state: Mapping[str, Any]) -> float:
-    """Prior weight of a state under :data:`PHENOTYPES` (an equal mixture of the two)."""
-    return float(np.mean([np.prod([ph[k][state[k]] for k in ph]) for ph in PHENOTYPES]))
+#: Share of windows kept per state (the rest are dropped, so the next candidate end is tried):
+#: all-normal panels are ~40 % of raw answers; no state should be far above a tenth of a type's
+#: answers, since one shown in every item yet correct more often than one time in ten is a class
+#: prior no choice of distractors can hide.
+KEEP: dict[tuple[str, bool, str, str], float] = {
+    ("normal", False, "normal", "lower"): 0.3,
+    ("normal", False, "normal", "higher"): 0.11,
+    ("prediabetes", True, "high_tg", "lower"): 0.6,
+}
+#: Answer counts per state (after :data:`KEEP`), measured on full builds of
+#: ``wearbench.synth(200, 500, seed=s)`` for seeds 0 and 1 (summed; states never seen are 0).
+#: Distractors are drawn with these weights (plus one), so that a state is shown roughly in
+#: proportion to how often it is the answer: P(correct | shown) is near chance for every
+#: wording, and the text prior of the shortcut audit has no class to learn. A class prior is
+#: only exploitable when a common answer is shown less often than it is correct.
+ANSWER_COUNTS: dict[tuple[str, bool, str, str], float] = {
+    ("diabetes", True, "atherogenic", "higher"): 1,
+    ("diabetes", True, "atherogenic", "lower"): 30,
+    ("diabetes", True, "high_tg", "lower"): 24,
+    ("diabetes", True, "low_hdl", "lower"): 2,
+    ("diabetes", True, "normal", "higher"): 5,
+    ("diabetes", True, "normal", "lower"): 3,
+    ("normal", False, "atherogenic", "lower"): 8,
+    ("normal", False, "high_tg", "higher"): 22,
+    ("normal", False, "high_tg", "lower"): 23,
+    ("normal", False, "low_hdl", "higher"): 14,
+    ("normal", False, "low_hdl", "lower"): 11,
+    ("normal", False, "normal", "higher"): 40,
+    ("normal", False, "normal", "lower"): 48,
+    ("normal", True, "atherogenic", "higher"): 1,
+    ("normal", True, "atherogenic", "lower"): 5,
+    ("normal", True, "high_tg", "higher"): 10,
+    ("normal", True, "high_tg", "lower"): 12,
+    ("normal", True, "low_hdl", "higher"): 3,
+    ("normal", True, "low_hdl", "lower"): 4,
+    ("normal", True, "normal", "higher"): 13,
+    ("normal", True, "normal", "lower"): 25,
+    ("prediabetes", False, "atherogenic", "lower"): 6,
+    ("prediabetes", False, "high_tg", "higher"): 1,
+    ("prediabetes", False, "high_tg", "lower"): 2,
+    ("prediabetes", False, "low_hdl", "lower"): 4,
+    ("prediabetes", False, "normal", "higher"): 28,
+    ("prediabetes", False, "normal", "lower"): 31,
+    ("prediabetes", True, "atherogenic", "higher"): 9,
+    ("prediabetes", True, "atherogenic", "lower"): 55,
+    ("prediabetes", True, "high_tg", "higher"): 26,
+    ("prediabetes", True, "high_tg", "lower"): 42,
+    ("prediabetes", True, "low_hdl", "higher"): 1,
+    ("prediabetes", True, "low_hdl", "lower"): 5,
+    ("prediabetes", True, "normal", "higher"): 28,
+    ("prediabetes", True, "normal", "lower"): 27,
+}
+
+
+def answer_weight(state: Mapping[str, Any]) -> float:
+    """Distractor weight of a state: its measured answer count plus one."""
+    return ANSWER_COUNTS.get(_key(state), 0.0) + 1.0
+
+
+def thin(state: Mapping[str, Any], rng: np.random.Generator) -> None:
+    """Drop a share ``1 − KEEP`` of the windows whose answer is ``state`` (seeded by ``rng``)."""
+    if rng.random() >= KEEP.get(_key(state), 1.0):
+        raise Drop("answer class thinned for balance")
 
 
 def _all_states() -> list[dict[str, Any]]:
@@ -145,9 +190,9 @@ class BloodState(QuestionType):
     """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level."""
 
     name = "blood_state"
-    version = 2
+    version = 3
     labels = Labels("health", "cross", "literature", "history")
-    max_per_user = 3
+    max_per_user = 8  # more windows per draw make up for the thinned all-normal panels
 
     def end_dates(self, ctx: UserContext) -> list[int]:
         """Ends every 56 days from each draw (before the next one), round-robin, latest draw first."""
@@ -184,11 +229,9 @@ class BloodState(QuestionType):
         evidence = g.evidence()
         states = _all_states()
         correct_state = next(s for s in states if self.check(s, evidence))
-        # Distractors share the correct state's glycaemia length class (the one slot whose words
-        # differ in length), so no option stands out by its length.
-        size = len(_GLYC_TEXT[correct_state["glycaemia"]])
-        others = [s for s in states if s is not correct_state and len(_GLYC_TEXT[s["glycaemia"]]) == size]
-        weights = np.array([state_prior(s) for s in others])
+        thin(correct_state, rng)
+        others = [s for s in states if s is not correct_state]
+        weights = np.array([answer_weight(s) for s in others])
         picks = rng.choice(len(others), 9, replace=False, p=weights / weights.sum())
         distractors = tuple(Option(describe(others[int(i)]), others[int(i)]) for i in picks)
         text = (
