@@ -29,8 +29,20 @@ def test_stress_hrv_reading(coupled: float, direction: str) -> None:
     assert [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)] == [True] + [False] * 9
     texts = [o.text for o in (draft.correct, *draft.distractors)]
     assert len(set(texts)) == 10
-    assert len({len(t) for t in texts}) == 1  # one template, no numbers
+    assert all(t.startswith("Grade ") for t in texts)  # one template, no numbers
     assert not any(c.isdigit() for t in texts for c in t)
+    assert len({(o.claim["a"], o.claim["b"]) for o in draft.distractors}) > 1  # several pairs
+
+
+def test_distractors_are_clearly_false() -> None:
+    from wearbench.questions.types.concordance import _clearly_false
+
+    assert _clearly_false(0.75, "discordant", 2)
+    assert _clearly_false(0.75, "concordant", 0)
+    assert not _clearly_false(0.75, "concordant", 2)
+    assert not _clearly_false(0.71, "concordant", 1)  # within the dead-band of the B/C edge
+    assert not _clearly_false(0.49, "concordant", 0)  # within the dead-band of the A floor
+    assert _clearly_false(0.2, "concordant", 0)
 
 
 def test_noise_is_dropped() -> None:
@@ -41,9 +53,11 @@ def test_noise_is_dropped() -> None:
 
 def test_check_on_hand_made_evidence() -> None:
     check = Concordance.check
-    claim = {"polarity": -1, "direction": "concordant", "bin": 2}
-    assert check(claim, {"r": -0.75})
-    assert not check(claim, {"r": 0.75})
-    assert not check(claim, {"r": -0.55})
-    assert not check(claim, {"r": None})
-    assert check({"polarity": 1, "direction": "discordant", "bin": 4}, {"r": -0.95})
+    claim = {"a": "stress", "b": "hrv", "polarity": -1, "direction": "concordant", "bin": 2}
+    assert check(claim, {"r:stress~hrv": -0.75})
+    assert not check(claim, {"r:stress~hrv": 0.75})
+    assert not check(claim, {"r:stress~hrv": -0.55})
+    assert not check(claim, {"r:stress~hrv": None})
+    assert not check(claim, {"r:sleep_minutes~hrv": -0.75})  # another pair's r
+    other = {"a": "sleep_minutes", "b": "hrv", "polarity": 1, "direction": "discordant", "bin": 4}
+    assert check(other, {"r:sleep_minutes~hrv": -0.95, "r:stress~hrv": 0.1})

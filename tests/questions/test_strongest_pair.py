@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from wearbench.cohort import METRIC_NAMES
+from wearbench.grounding import EMPIRICAL_PAIRS, MARGIN_DEAD_BAND, MIN_MARGIN
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
-from wearbench.questions.types.strongest_pair import _candidates, definitional_user
+from wearbench.questions.types.strongest_pair import _candidates, _shown_sets, definitional_user
 
 StrongestPair = question_type("strongest_pair")
 
@@ -22,40 +23,62 @@ def _ctx(user_id: str, plant: tuple[str, str] | None, n: int = 60, seed: int = 0
     return UserContext(user_id, dates, metrics, {"age": 40, "sex": "F", "bmi": 24, "ethnicity": "x"}, (), {})
 
 
-def _seed_with(pair: str, definitional: bool) -> int:
-    return next(
-        s for s in range(500) if pair in {p.name for p in _candidates(np.random.default_rng(s), definitional)}
-    )
-
-
 def test_planted_pair_wins() -> None:
     uid = _user_id(False)
-    seed = _seed_with("stress->hrv", False)
     ctx = _ctx(uid, ("stress", "hrv"))
     qt = StrongestPair()
-    draft = qt.make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
-    assert draft.correct.claim == {"pair": "stress->hrv"}
-    ev = draft.graph.evidence()
-    assert [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)] == [True] + [False] * 9
-    assert draft.pair_kind == "empirical"
-    assert draft.grounding_ref == "strongest:stress->hrv"
-    assert draft.gates is not None
-    assert draft.gates["checks"]["margin"]
+    drafts = [qt.make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool()) for seed in range(5)]
+    shown = {o.claim["pair"] for d in drafts for o in d.distractors}
+    assert len(shown) > 9  # the nine others vary between draws
+    for draft in drafts:
+        assert draft.correct.claim == {"pair": "stress->hrv"}
+        ev = draft.graph.evidence()
+        assert [qt.check(o.claim, ev) for o in (draft.correct, *draft.distractors)] == [True] + [False] * 9
+        assert draft.pair_kind == "empirical"
+        assert draft.grounding_ref == "strongest:stress->hrv"
+        assert draft.gates is not None
+        assert draft.gates["checks"]["margin"]
 
 
 def test_definitional_pairs_only_for_a_minority_of_users() -> None:
-    share = np.mean([definitional_user(f"user{i}") for i in range(2000)])
-    assert 0.03 < share < 0.07
+    share = np.mean([definitional_user(f"user{i}") for i in range(4000)])
+    assert 0.003 < share < 0.02
     for s in range(20):
         kinds = [p.kind for p in _candidates(np.random.default_rng(s), False)]
-        assert kinds == ["empirical"] * 10
+        assert kinds == ["empirical"] * len(EMPIRICAL_PAIRS)
         assert [p.kind for p in _candidates(np.random.default_rng(s), True)].count("definitional") == 1
+
+
+def test_shown_sets_beat_distractors_by_the_margin() -> None:
+    pairs = list(EMPIRICAL_PAIRS)
+    rng = np.random.default_rng(0)
+    best = rng.uniform(-0.4, 0.4, size=len(pairs))
+    names = [p.name for p in pairs]
+    strong = [names.index("steps->resting_hr"), names.index("mets->hrv")]
+    best[strong] = [0.95, -0.9]  # two strong pairs: either may be asked about, without the other
+    winners = []
+    for _ in range(300):
+        for shown in _shown_sets(pairs, best, rng):
+            assert len(shown) == 10 == len(set(shown))
+            top = max(shown, key=lambda i: abs(best[i]))
+            rest = sorted((abs(best[i]) for i in shown if i != top), reverse=True)
+            assert abs(best[top]) - rest[0] >= MIN_MARGIN + MARGIN_DEAD_BAND
+            winners.append(pairs[top].name)
+            break
+    assert len(winners) == 300
+    assert set(winners) == {names[i] for i in strong}
+
+
+def test_no_pair_clear_of_nine_others_gives_no_set() -> None:
+    pairs = list(EMPIRICAL_PAIRS)
+    best = np.full(len(pairs), 0.8)
+    assert list(_shown_sets(pairs, best, np.random.default_rng(0))) == []
 
 
 def test_no_decisive_winner_is_dropped() -> None:
     uid = _user_id(False)
     ctx = _ctx(uid, None, seed=2)
-    with pytest.raises(Drop, match="gate"):
+    with pytest.raises(Drop, match=r"gate|margin"):
         StrongestPair().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
 
 

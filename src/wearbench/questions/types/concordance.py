@@ -8,12 +8,16 @@ says whether they moved together in health terms (*concordant*: a worse day in o
 day in the other, one shared physiological state) or against each other (*discordant*: they
 trade off), and how tightly (``|r|`` bins between :data:`wearbench.grounding.R_EDGES`).
 
-Options: the two readings × five strength grades (A–E, the ``|r|`` bins, defined with the
-clinical interpretation in the stem); the distractors are the opposite reading (a shared state
-where the numbers show a trade-off, or the reverse) and wrong grades. Every option has one
-template (``Grade C, concordant: as stress increased, HRV fell``): the same length within an
-item and no numbers, because ``|r|`` is bounded and the gated answers sit in its upper bins, so
-the rank of a numeric option could never be spread evenly.
+Options: ten *readings* (direction × strength grade A–E, the ``|r|`` bins, defined with the
+clinical interpretation in the stem), each of one linked pair, in one template without
+numbers (``Grade C, concordant: as stress increased, HRV fell``); the question asks which one
+is correct. The answer is the gated reading of one pair; the nine distractors are readings of
+any linked pair with enough data that its ``r`` contradicts even when moved by the bin
+dead-band (:func:`_clearly_false`), drawn with weight :data:`PAIR_PRIOR` × :data:`LABEL_PRIOR`
+(how often the reading is an answer). Since the answers pile onto a few readings (concordant,
+grades B–C), a one-pair question would let a text-only model guess the reading; here the
+likely readings are also the likely distractors, so each wording is right about one time in
+ten it is shown. The evidence is every shown pair's ``r`` (``r:<a>~<b>``).
 
 Kept only when the pair passes the gates of :func:`wearbench.grounding.concordance_gates`
 (``|r| ≥ 0.5`` outside the dead-band with the same sign in both halves, direction reproduced
@@ -32,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wearbench.grounding import (
+    BIN_DEAD_BAND,
     POLARITY,
     R_EDGES,
     concordance_gates,
@@ -69,6 +74,9 @@ def _name(metric: str) -> str:
 
 
 MIN_COVERAGE = 0.7
+N_OPTIONS = 10
+#: Assumed share of each linked pair among the answers (a design prior, as :data:`LABEL_PRIOR`).
+PAIR_PRIOR: Mapping[str, float] = {f"{a}~{b}": 1.0 for a, b, _ in PAIRS}
 #: Assumed frequency of each reading (direction, grade) as the answer: gated ``|r|`` sits mostly
 #: in grades B–C and linked pairs mostly move together. A design prior: among several linked
 #: pairs that pass the gates in one window, rarer readings are preferred (weight 1 / prior).
@@ -78,18 +86,24 @@ LABEL_PRIOR: Mapping[str, tuple[float, ...]] = {
 }
 
 
-def _options(a: str, b: str) -> list[Option]:
-    """Both readings × five grades in one template (equal length, no numbers, no hedges)."""
+def _statement(a: str, b: str, direction: str, k: int) -> Option:
+    """One reading of one pair, in the shared template (no numbers, no hedges)."""
     polarity = POLARITY[a] * POLARITY[b]
-    out = []
-    for direction in ("concordant", "discordant"):
-        sign = polarity * (1 if direction == "concordant" else -1)  # sign of the raw r
-        verb = "rose" if sign > 0 else "fell"
-        for k, grade in enumerate(_GRADE):
-            text = f"Grade {grade}, {direction}: as {_name(a)} increased, {_name(b)} {verb}"
-            claim = {"a": a, "b": b, "polarity": polarity, "direction": direction, "bin": k}
-            out.append(Option(text, claim))
-    return out
+    sign = polarity * (1 if direction == "concordant" else -1)  # sign of the raw r
+    verb = "rose" if sign > 0 else "fell"
+    text = f"Grade {_GRADE[k]}, {direction}: as {_name(a)} increased, {_name(b)} {verb}"
+    return Option(text, {"a": a, "b": b, "polarity": polarity, "direction": direction, "bin": k})
+
+
+def _clearly_false(signed_r: float, direction: str, k: int) -> bool:
+    """The reading is wrong for ``signed_r`` even when ``r`` moves by the bin dead-band."""
+    return all(
+        concordance_label(signed_r + d) != (direction, k) for d in (-BIN_DEAD_BAND, 0.0, BIN_DEAD_BAND)
+    )
+
+
+def _weight(a: str, b: str, direction: str, k: int) -> float:
+    return PAIR_PRIOR[f"{a}~{b}"] * LABEL_PRIOR[direction][k]
 
 
 def _grades() -> str:
@@ -101,46 +115,71 @@ class Concordance(QuestionType):
     """Whether two linked signals moved together in health terms over the window, and how tightly."""
 
     name = "concordance"
-    version = 2
+    version = 3
     labels = Labels("health", "cross", "population", "window")
     max_per_user = 2
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
-        """Find a linked pair with a gated same-day co-movement and ask for its clinical reading."""
+        """Find a linked pair with a gated same-day co-movement; ask which listed reading is right."""
         w = self.window_days
         found = []
-        for a, b, context in PAIRS:
+        signed: dict[tuple[str, str], float] = {}
+        for a, b, _ in PAIRS:
             xa, xb = ctx.span(a, end, w), ctx.span(b, end, w)
             if min(np.isfinite(xa).mean(), np.isfinite(xb).mean()) < MIN_COVERAGE:
                 continue
             label, gates = concordance_gates(POLARITY[a] * xa, POLARITY[b] * xb, rng)
+            ok = np.isfinite(xa) & np.isfinite(xb)
+            if ok.sum() >= 14:
+                signed[(a, b)] = float(np.corrcoef(POLARITY[a] * xa[ok], POLARITY[b] * xb[ok])[0, 1])
             if label is not None and gates.passed:
-                found.append((a, b, context, label, gates))
+                found.append((a, b, label, gates))
         if not found:
             raise Drop("no linked pair passes the population gates")
         # several pairs pass: prefer rarer readings (inverse LABEL_PRIOR) to flatten the answers
-        weights = np.array([1.0 / LABEL_PRIOR[f[3][0]][f[3][1]] for f in found])
-        a, b, context, label, gates = found[int(rng.choice(len(found), p=weights / weights.sum()))]
+        weights = np.array([1.0 / _weight(f[0], f[1], *f[2]) for f in found])
+        a, b, label, gates = found[int(rng.choice(len(found), p=weights / weights.sum()))]
+        correct = _statement(a, b, *label)
+        # distractors: readings of any covered pair that its data clearly contradict, drawn with
+        # weight = how often the reading is the answer, so every wording is right ~1 time in 10
+        pool_opts = [
+            (pa, pb, d, k)
+            for (pa, pb), r in sorted(signed.items())
+            if np.isfinite(r)
+            for d in ("concordant", "discordant")
+            for k in range(len(_GRADE))
+            if (pa, pb, d, k) != (a, b, *label) and _clearly_false(r, d, k)
+        ]
+        if len(pool_opts) < N_OPTIONS - 1:
+            raise Drop("too few linked pairs covered for distractors")
+        pw = np.array([_weight(*o) for o in pool_opts])
+        picks = rng.choice(len(pool_opts), size=N_OPTIONS - 1, replace=False, p=pw / pw.sum())
+        chosen = [pool_opts[int(i)] for i in picks]
         g = Graph(ctx, str(ctx.dates[end]))
-        lc = g.call("lagged_correlation", g.series(a, w), g.series(b, w), max_lag=0)
-        g.output("r", lc["best_r"])
-        options = _options(a, b)
-        correct = next(o for o in options if (o.claim["direction"], o.claim["bin"]) == label)
-        if not self.check(correct.claim, g.evidence()):
+        for pa, pb in sorted({(a, b), *((o[0], o[1]) for o in chosen)}):
+            lc = g.call("lagged_correlation", g.series(pa, w), g.series(pb, w), max_lag=0)
+            g.output(f"r:{pa}~{pb}", lc["best_r"])
+        distractors = tuple(_statement(*o) for o in chosen)
+        ev = g.evidence()
+        if not self.check(correct.claim, ev) or any(self.check(o.claim, ev) for o in distractors):
             raise Drop("primitive and gate kernel disagree")
+        metrics = tuple(
+            dict.fromkeys(m for o in (correct, *distractors) for m in (o.claim["a"], o.claim["b"]))
+        )
         text = (
-            f"Over the 28 days ending {g.end_date}, how did this user's {_name(a)} and {_name(b)} move "
-            f"together from day to day, and what does that suggest? (Same-day Pearson r of the daily "
-            f"values; higher resting HR and stress, and lower HRV, sleep and sleep efficiency, count as "
-            f"poorer. Concordant: a poorer day in one was a poorer day in the other, one shared {context} "
-            f"state; discordant: the two trade off. Grade of |r|: {_grades()}, the last closed at 1.)"
+            f"Over the 28 days ending {g.end_date}, which of these readings of how two of this user's "
+            f"linked signals moved together from day to day is correct? (Same-day Pearson r of the "
+            f"daily values; higher resting HR and stress, and lower HRV, sleep and sleep efficiency, "
+            f"count as poorer. Concordant: a poorer day in one was a poorer day in the other, one "
+            f"shared physiological state; discordant: the two trade off. Grade of |r|: {_grades()}, "
+            f"the last closed at 1.)"
         )
         return Draft(
             text,
             correct,
-            tuple(o for o in options if o is not correct),
+            distractors,
             g,
-            (a, b),
+            metrics,
             grounding_ref=f"concordance:{a}~{b}",
             gates=gates.to_dict(),
             variant=f"{a}~{b}",
@@ -149,7 +188,7 @@ class Concordance(QuestionType):
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
         """The polarity-signed same-day r has the claimed direction and strength bin."""
-        r = evidence["r"]
+        r = evidence.get(f"r:{claim['a']}~{claim['b']}")
         if r is None:
             return False
         return concordance_label(claim["polarity"] * float(r)) == (claim["direction"], claim["bin"])

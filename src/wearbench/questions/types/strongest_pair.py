@@ -1,20 +1,24 @@
 """Which of ten signal pairs is most strongly coupled over the 28-day window (data · cross · window).
 
-Population-grounded. Ten candidate pairs are drawn at random from fixed menus; each is scored
-by ``lagged_correlation(max_lag=3)`` (its best-lag ``r``) and ``argmax_pair(margin=0.15)``
-picks the pair with the largest ``|r|``. The item is kept only when the winner passes every
-gate (:func:`wearbench.grounding.strongest_gates`): it beats the runner-up by the margin
-(outside the margin dead-band), its ``|r|`` passes the effect-size gate and dead-band with the
-same sign in both halves, it stays the winner in ≥ 24 of 30 day-bootstrap resamples and under
-every leave-one-day-out.
+Population-grounded. Every empirical menu pair with enough data in the window is scored by
+``lagged_correlation(max_lag=3)`` (its best-lag ``r``). The ten pairs shown are then chosen
+per window (:func:`_shown_sets`): an intended winner uniformly among the pairs strong enough
+for the effect-size gate that beat at least nine other scored pairs by the margin, and nine
+of those weaker pairs uniformly. ``argmax_pair(margin=0.15)`` over the ten shown picks the
+answer. Choosing the set from the scored pairs (rather than a fixed random menu) lets pairs
+that often win appear as distractors where they are weaker, and keeps pairs that never win
+out of the shown sets, so a pair's wording says little about whether it is the answer. The
+item is kept only when the winner passes every gate (:func:`wearbench.grounding.strongest_gates`)
+on the ten shown: it beats the runner-up by the margin (outside the margin dead-band), its
+``|r|`` passes the effect-size gate and dead-band with the same sign in both halves, it stays
+the winner in ≥ 24 of 30 day-bootstrap resamples and under every leave-one-day-out. Up to
+:data:`MAX_TRIES` sets are tried per window.
 
 Shortcut audit: definitional pairs (steps ↔ active calories, exercise minutes ↔ METs,
-exercise minutes ↔ exercise count, ...) are trivially strong, so a definitional pair is put
-among the candidates only for a fixed :data:`DEFINITIONAL_SHARE` (5 %) of users, chosen by a
-hash of the user id (one pair per window, and it then usually wins); the other users' windows
-offer empirical pairs only. Deciding per user rather than per window keeps definitional items
-a minority even though they pass the gates far more often than empirical ones. Items carry
-``pair_kind`` (the winner's kind) so scores can be reported separately.
+exercise minutes ↔ exercise count, ...) are trivially strong and always win when shown, so a
+definitional pair is scored only for a fixed :data:`DEFINITIONAL_SHARE` (1 %) of users,
+chosen by a hash of the user id (one pair per window). Items carry ``pair_kind`` (the
+winner's kind) so scores can be reported separately.
 
 Pattern family: ``strongest:<x>-><y>`` of the winning pair; its null test gates the pair's
 coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched users.
@@ -23,20 +27,26 @@ coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched us
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from wearbench.grounding import (
     DEFINITIONAL_PAIRS,
     EMPIRICAL_PAIRS,
+    MARGIN_DEAD_BAND,
     MAX_LAG,
+    MIN_ABS_R,
     MIN_MARGIN,
+    R_DEAD_BAND,
     Pair,
+    best_lag_index,
     coupling_null,
     pair_by_name,
     strongest_gates,
+    weighted_lag_corr,
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
@@ -44,25 +54,52 @@ from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: Share of users whose candidate sets include one definitional pair.
-DEFINITIONAL_SHARE = 0.05
+DEFINITIONAL_SHARE = 0.01
 N_CANDIDATES = 10
+#: Candidate sets tried per window before the window is dropped.
+MAX_TRIES = 3
 MIN_COVERAGE = 0.7
 #: Days between candidate window ends.
 STEP_DAYS = 14
 
 
 def definitional_user(user_id: str) -> bool:
-    """Whether this user's candidate sets include a definitional pair (a fixed 5 % of users)."""
+    """Whether this user's windows also score a definitional pair (a fixed 1 % of users)."""
     bucket = int.from_bytes(hashlib.sha256(f"strongest_pair|{user_id}".encode()).digest()[:4], "little")
     return bucket % 1000 < DEFINITIONAL_SHARE * 1000
 
 
 def _candidates(rng: np.random.Generator, with_def: bool) -> list[Pair]:
-    n_emp = N_CANDIDATES - int(with_def)
-    picks = [EMPIRICAL_PAIRS[int(i)] for i in rng.choice(len(EMPIRICAL_PAIRS), size=n_emp, replace=False)]
+    """The menu pairs scored in a window (every empirical pair; one definitional for a few users)."""
+    picks = list(EMPIRICAL_PAIRS)
     if with_def:
         picks.append(DEFINITIONAL_PAIRS[int(rng.integers(len(DEFINITIONAL_PAIRS)))])
     return sorted(picks, key=lambda p: p.name)
+
+
+def _shown_sets(
+    pairs: Sequence[Pair], best: NDArray[np.float64], rng: np.random.Generator
+) -> Iterator[list[int]]:
+    """Candidate sets of ten (indices into ``pairs``) to try, in a random order.
+
+    The intended winner is drawn uniformly among the pairs strong enough for the effect-size
+    gate that beat at least nine other scored pairs by the margin (so the window's strongest
+    pair may be left out and a weaker one asked about); the nine shown alongside are drawn
+    uniformly among those nine or more. Every pair that can win is then shown as a distractor
+    in the windows where it is weaker, instead of losing only to a fixed random menu.
+    """
+    ok = np.isfinite(best)
+    mag = np.where(ok, np.abs(best), 0.0)
+    gap = MIN_MARGIN + MARGIN_DEAD_BAND
+    cands = [
+        i
+        for i in range(len(pairs))
+        if mag[i] >= MIN_ABS_R + R_DEAD_BAND and int((ok & (mag <= mag[i] - gap)).sum()) >= N_CANDIDATES - 1
+    ]
+    for w in rng.permutation(np.asarray(cands, dtype=np.int64)):
+        below = np.flatnonzero(ok & (mag <= mag[w] - gap))
+        picks = rng.choice(below, size=N_CANDIDATES - 1, replace=False)
+        yield sorted([int(w), *(int(j) for j in picks)])
 
 
 _GATE_ORDER = (
@@ -85,7 +122,7 @@ class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 
     name = "strongest_pair"
-    version = 1
+    version = 2
     labels = Labels("data", "cross", "population", "window")
     max_per_user = 2
 
@@ -95,14 +132,29 @@ class StrongestPair(QuestionType):
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Score ten random menu pairs and ask which one is most strongly coupled."""
-        pairs = _candidates(rng, definitional_user(ctx.user_id))
-        spans = {m: ctx.span(m, end, self.window_days) for p in pairs for m in (p.x, p.y)}
-        if min(np.isfinite(s).mean() for s in spans.values()) < MIN_COVERAGE:
+        menu = _candidates(rng, definitional_user(ctx.user_id))
+        spans = {m: ctx.span(m, end, self.window_days) for p in menu for m in (p.x, p.y)}
+        menu = [
+            p
+            for p in menu
+            if min(np.isfinite(spans[p.x]).mean(), np.isfinite(spans[p.y]).mean()) >= MIN_COVERAGE
+        ]
+        if len(menu) < N_CANDIDATES:
             raise Drop("too few days present in the window")
-        names = [p.name for p in pairs]
-        x = np.stack([spans[p.x] for p in pairs])
-        y = np.stack([spans[p.y] for p in pairs])
-        winner, gates = strongest_gates(x, y, names, rng)
+        xs = np.stack([spans[p.x] for p in menu])
+        ys = np.stack([spans[p.y] for p in menu])
+        r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG)[:, 0]
+        _, best_r = best_lag_index(r, MAX_LAG)
+        winner, gates, pairs = None, None, []
+        for tries, shown in enumerate(_shown_sets(menu, best_r, rng)):
+            if tries >= MAX_TRIES:
+                break
+            pairs = [menu[i] for i in shown]
+            winner, gates = strongest_gates(xs[shown], ys[shown], [p.name for p in pairs], rng)
+            if winner is not None and gates.passed:
+                break
+        if gates is None:
+            raise Drop("no pair beats nine others by the margin")
         if winner is None or not gates.passed:
             raise Drop(f"winner fails the {_first_failed(gates.checks)} gate")
         g = Graph(ctx, str(ctx.dates[end]))
