@@ -111,6 +111,7 @@ class QuestionType:
         window_days: Days in the question window.
         min_history: Days of record needed before (and including) the end date.
         max_per_user: Most items of this type per user (distinct end dates).
+        end_step: Days between candidate end dates (default: ``window_days``, no overlap).
     """
 
     name: ClassVar[str]
@@ -119,11 +120,12 @@ class QuestionType:
     window_days: ClassVar[int] = WINDOW_DAYS
     min_history: ClassVar[int] = WINDOW_DAYS
     max_per_user: ClassVar[int] = 2
+    end_step: ClassVar[int | None] = None
 
     def end_dates(self, ctx: UserContext) -> list[int]:
-        """Candidate end-date indices, latest first: every ``window_days`` back from the last day."""
-        last = ctx.n_days - 1
-        return list(range(last, self.min_history - 2, -self.window_days))
+        """Candidate end-date indices, latest first: every ``end_step`` days back from the last day."""
+        step = self.end_step or self.window_days
+        return list(range(ctx.n_days - 1, self.min_history - 2, -step))
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Build a draft for the window ending at index ``end``, or raise :class:`Drop`."""

@@ -120,11 +120,8 @@ class CouplingLag(QuestionType):
     name = "coupling_lag"
     version = 2
     labels = Labels("data", "cross", "population", "window")
+    end_step = STEP_DAYS
     max_per_user = 2
-
-    def end_dates(self, ctx: UserContext) -> list[int]:
-        """Window ends every 14 days back from the last day (windows overlap by half)."""
-        return list(range(ctx.n_days - 1, self.min_history - 2, -STEP_DAYS))
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Pick a gated pair and ask at which lag and sign it couples."""

@@ -72,11 +72,8 @@ class ExcursionCount(QuestionType):
     labels = Labels("data", "single", "literature", "window")
     window_days = SPAN_DAYS
     min_history = SPAN_DAYS + BASELINE_DAYS
+    end_step = STEP_DAYS
     max_per_user = 2
-
-    def end_dates(self, ctx: UserContext) -> list[int]:
-        """Every :data:`STEP_DAYS` back from the last day (spans overlap), latest first."""
-        return list(range(ctx.n_days - 1, self.min_history - 2, -STEP_DAYS))
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Count excursion runs in the window for a random metric, direction and threshold."""

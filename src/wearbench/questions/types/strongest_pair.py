@@ -124,11 +124,8 @@ class StrongestPair(QuestionType):
     name = "strongest_pair"
     version = 2
     labels = Labels("data", "cross", "population", "window")
+    end_step = STEP_DAYS
     max_per_user = 2
-
-    def end_dates(self, ctx: UserContext) -> list[int]:
-        """Window ends every 14 days back from the last day (windows overlap by half)."""
-        return list(range(ctx.n_days - 1, self.min_history - 2, -STEP_DAYS))
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Score ten random menu pairs and ask which one is most strongly coupled."""
