@@ -9,6 +9,7 @@ import pytest
 
 from wearbench.bench._shortcut import option_features
 from wearbench.questions import CohortPool, Drop, UserContext
+from wearbench.questions.types import fitness_prediction
 from wearbench.questions.types.fitness_prediction import (
     BANDS,
     RISKS,
@@ -55,14 +56,24 @@ def test_high_fitness_improving() -> None:
     assert d.grounding_ref == "crf_mortality"
 
 
-def test_below_average_no_clear_change() -> None:
+def flat_vo2() -> np.ndarray:
     # alternating 36/38 around 37: z ≈ -0.5; flat trend whose CI straddles zero
-    vo2 = every_third(np.where(np.arange(N) % 2 == 0, 36.0, 38.0) + np.sin(np.arange(N)))
-    assert dict(build(make_ctx(vo2)).correct.claim) == {
+    return every_third(np.where(np.arange(N) % 2 == 0, 36.0, 38.0) + np.sin(np.arange(N)))
+
+
+def test_below_average_no_clear_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fitness_prediction, "KEEP_UNCLEAR", 1.0)  # about the answer, not thinning
+    assert dict(build(make_ctx(flat_vo2())).correct.claim) == {
         "band": "below_average",
         "risk": "higher",
         "trend": "no_clear_change",
     }
+
+
+def test_unclear_trend_windows_are_thinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fitness_prediction, "KEEP_UNCLEAR", 0.0)
+    with pytest.raises(Drop, match="thinned"):
+        build(make_ctx(flat_vo2()))
 
 
 def test_low_and_declining() -> None:

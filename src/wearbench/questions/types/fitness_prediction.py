@@ -57,6 +57,9 @@ BAND_PRIOR = {
     "peers": {"low": 0.16, "below_average": 0.34, "above_average": 0.34, "high": 0.16},
     "cohort": {"low": 0.4, "below_average": 0.3, "above_average": 0.2, "high": 0.1},
 }
+#: Share of "unclear trend" windows kept: without thinning about two thirds of answers have an
+#: unclear VO2max trend, which a text-only model learns from the option wording alone.
+KEEP_UNCLEAR = 0.12
 RISKS = ("higher", "lower")
 TRENDS = ("improving", "declining", "no_clear_change")
 
@@ -100,9 +103,9 @@ class FitnessPrediction(QuestionType):
     """VO2max band relative to cohort peers, the direction of its long-term risk, and its 180-day trend."""
 
     name = "fitness_prediction"
-    version = 3
+    version = 4
     labels = Labels("health", "single", "literature", "history")
-    max_per_user = 2
+    max_per_user = 4
     min_history = TREND_DAYS
 
     @staticmethod
@@ -164,6 +167,8 @@ class FitnessPrediction(QuestionType):
         lo, hi = float(fit["lo"].value), float(fit["hi"].value)
         if min(abs(lo), abs(hi)) <= CI_DEAD_BAND * (hi - lo):
             raise Drop("trend CI ends within the dead-band of zero")
+        if trend_of(lo, hi) == "no_clear_change" and rng.random() >= KEEP_UNCLEAR:
+            raise Drop("answer class thinned for balance")
         # only prognoses consistent with the band: an inconsistent one is ruled out by the
         # literature alone, without the data, and would be a text-only shortcut
         combos = [(b, risk_of(b), t) for b in BANDS for t in TRENDS]
