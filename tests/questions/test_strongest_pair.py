@@ -87,3 +87,55 @@ def test_check_on_hand_made_evidence() -> None:
     assert check({"pair": "a->b"}, {"winner": "a->b", "decisive": True})
     assert not check({"pair": "a->b"}, {"winner": "a->b", "decisive": False})
     assert not check({"pair": "c->d"}, {"winner": "a->b", "decisive": True})
+
+
+def test_pool_weights_steer_the_shown_sets() -> None:
+    from wearbench.questions.types.strongest_pair import (
+        ALL_PAIRS,
+        DISTRACTOR_WEIGHT,
+        WINNER_WEIGHT,
+        _menu_weights,
+    )
+
+    pairs = sorted(EMPIRICAL_PAIRS, key=lambda p: p.name)
+    names = [p.name for p in pairs]
+    assert _menu_weights(pairs, CohortPool()) == (None, None)  # absent: uniform
+    best = np.linspace(-0.3, 0.3, len(pairs))
+    a, b = names.index("steps->resting_hr"), names.index("mets->hrv")
+    best[[a, b]] = [0.95, -0.9]
+    favoured = names[3] if 3 not in (a, b) else names[4]
+    u = np.ones(len(ALL_PAIRS))
+    v = np.full(len(ALL_PAIRS), 0.01)
+    all_names = [p.name for p in ALL_PAIRS]
+    u[all_names.index("mets->hrv")] = 1000.0  # nearly always the intended winner
+    v[[all_names.index(n) for n in names if n != favoured][:9]] = 1.0
+    v[all_names.index(favoured)] = 1000.0  # nearly always shown as a distractor
+    uw, dw = _menu_weights(pairs, CohortPool(extra={WINNER_WEIGHT: u, DISTRACTOR_WEIGHT: v}))
+    assert uw is not None
+    assert dw is not None
+    rng = np.random.default_rng(0)
+    firsts = [next(_shown_sets(pairs, best, rng, uw, dw)) for _ in range(200)]
+    top = [max(s, key=lambda i: abs(best[i])) for s in firsts]
+    assert np.mean([t == b for t in top]) > 0.95
+    assert np.mean([names.index(favoured) in s for s in firsts]) > 0.95
+    uniform = [next(_shown_sets(pairs, best, rng)) for _ in range(200)]
+    assert 0.3 < np.mean([max(s, key=lambda i: abs(best[i])) == b for s in uniform]) < 0.7
+
+
+def test_cohort_calibration_evens_the_answer_rate() -> None:
+    from wearbench.questions.types.strongest_pair import ALL_PAIRS, DISTRACTOR_WEIGHT, WIN_RATE, WINNER_WEIGHT
+
+    ctxs = [_ctx(_user_id(False), ("stress", "hrv") if i % 2 else None, seed=i) for i in range(6)]
+    dists = StrongestPair().cohort_distributions(ctxs)
+    assert set(dists) == {WINNER_WEIGHT, DISTRACTOR_WEIGHT, WIN_RATE}
+    names = [p.name for p in ALL_PAIRS]
+    for key in dists:
+        assert dists[key].shape == (len(ALL_PAIRS),)
+    i = names.index("stress->hrv")
+    assert dists[WIN_RATE][i] > 0
+    # a pair that often wins is down-weighted as the winner and up-weighted as a distractor
+    assert dists[WINNER_WEIGHT][i] < np.median(dists[WINNER_WEIGHT])
+    assert dists[DISTRACTOR_WEIGHT][i] > np.median(dists[DISTRACTOR_WEIGHT])
+    pool = CohortPool(extra=dict(dists))
+    draft = StrongestPair().make(ctxs[1], ctxs[1].n_days - 1, np.random.default_rng(0), pool)
+    assert draft.correct.claim == {"pair": "stress->hrv"}

@@ -2,12 +2,15 @@
 
 Population-grounded. Every empirical menu pair with enough data in the window is scored by
 ``lagged_correlation(max_lag=3)`` (its best-lag ``r``). The ten pairs shown are then chosen
-per window (:func:`_shown_sets`): an intended winner uniformly among the pairs strong enough
-for the effect-size gate that beat at least nine other scored pairs by the margin, and nine
-of those weaker pairs uniformly. ``argmax_pair(margin=0.15)`` over the ten shown picks the
-answer. Choosing the set from the scored pairs (rather than a fixed random menu) lets pairs
-that often win appear as distractors where they are weaker, and keeps pairs that never win
-out of the shown sets, so a pair's wording says little about whether it is the answer. The
+per window (:func:`_shown_sets`): an intended winner among the pairs strong enough for the
+effect-size gate that beat at least nine other scored pairs by the margin, and nine of those
+weaker pairs. Choosing the set from the scored pairs (rather than a fixed random menu) lets
+pairs that often win appear as distractors where they are weaker. Both draws are weighted by
+a cohort calibration (:meth:`StrongestPair.cohort_distributions`, in
+``pool.extra["strongest_pair:winner_weight"]`` and ``["strongest_pair:distractor_weight"]``;
+uniform when absent) fitted so that each pair is the answer in about one in ten of the items
+that show it, so a pair's wording says little about whether it is the answer.
+``argmax_pair(margin=0.15)`` over the ten shown picks the answer. The
 item is kept only when the winner passes every gate (:func:`wearbench.grounding.strongest_gates`)
 on the ten shown: it beats the runner-up by the margin (outside the margin dead-band), its
 ``|r|`` passes the effect-size gate and dead-band with the same sign in both halves, it stays
@@ -61,6 +64,18 @@ MAX_TRIES = 3
 MIN_COVERAGE = 0.7
 #: Days between candidate window ends.
 STEP_DAYS = 14
+#: Menu order of the cohort weight arrays in ``CohortPool.extra``.
+ALL_PAIRS: tuple[Pair, ...] = tuple(sorted((*EMPIRICAL_PAIRS, *DEFINITIONAL_PAIRS), key=lambda p: p.name))
+WINNER_WEIGHT = "strongest_pair:winner_weight"
+DISTRACTOR_WEIGHT = "strongest_pair:distractor_weight"
+WIN_RATE = "strongest_pair:win_rate"
+#: Share of shown pairs that are the answer (one in ten).
+TARGET_RATE = 1 / N_CANDIDATES
+#: Calibration windows per user and fixed-point iterations.
+CALIBRATION_WINDOWS = 8
+CALIBRATION_ITERS = 60
+#: Bounds of the calibrated weights (relative to their geometric mean).
+WEIGHT_FLOOR, WEIGHT_CEIL = 1e-3, 1e3
 
 
 def definitional_user(user_id: str) -> bool:
@@ -77,29 +92,108 @@ def _candidates(rng: np.random.Generator, with_def: bool) -> list[Pair]:
     return sorted(picks, key=lambda p: p.name)
 
 
-def _shown_sets(
-    pairs: Sequence[Pair], best: NDArray[np.float64], rng: np.random.Generator
-) -> Iterator[list[int]]:
-    """Candidate sets of ten (indices into ``pairs``) to try, in a random order.
-
-    The intended winner is drawn uniformly among the pairs strong enough for the effect-size
-    gate that beat at least nine other scored pairs by the margin (so the window's strongest
-    pair may be left out and a weaker one asked about); the nine shown alongside are drawn
-    uniformly among those nine or more. Every pair that can win is then shown as a distractor
-    in the windows where it is weaker, instead of losing only to a fixed random menu.
-    """
+def _eligible(best: NDArray[np.float64]) -> tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]:
+    """Possible intended winners, finite mask and ``|r|`` of scored pairs."""
     ok = np.isfinite(best)
     mag = np.where(ok, np.abs(best), 0.0)
     gap = MIN_MARGIN + MARGIN_DEAD_BAND
     cands = [
         i
-        for i in range(len(pairs))
+        for i in range(len(best))
         if mag[i] >= MIN_ABS_R + R_DEAD_BAND and int((ok & (mag <= mag[i] - gap)).sum()) >= N_CANDIDATES - 1
     ]
-    for w in rng.permutation(np.asarray(cands, dtype=np.int64)):
-        below = np.flatnonzero(ok & (mag <= mag[w] - gap))
-        picks = rng.choice(below, size=N_CANDIDATES - 1, replace=False)
+    return cands, ok, mag
+
+
+def _below(w: int, ok: NDArray[np.bool_], mag: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Scored pairs weaker than ``w`` by the margin and its dead-band."""
+    return np.flatnonzero(ok & (mag <= mag[w] - MIN_MARGIN - MARGIN_DEAD_BAND))
+
+
+def _shown_sets(
+    pairs: Sequence[Pair],
+    best: NDArray[np.float64],
+    rng: np.random.Generator,
+    winner_weight: NDArray[np.float64] | None = None,
+    distractor_weight: NDArray[np.float64] | None = None,
+) -> Iterator[list[int]]:
+    """Candidate sets of ten (indices into ``pairs``) to try, in a random order.
+
+    The intended winner is drawn among the pairs strong enough for the effect-size gate that
+    beat at least nine other scored pairs by the margin (so the window's strongest pair may be
+    left out and a weaker one asked about), with probability proportional to
+    ``winner_weight``; the nine shown alongside are drawn among those nine or more with
+    probability proportional to ``distractor_weight`` (both uniform when ``None``). Every pair
+    that can win is then shown as a distractor in the windows where it is weaker, instead of
+    losing only to a fixed random menu.
+    """
+    cands, ok, mag = _eligible(best)
+    if not cands:
+        return
+    order = np.asarray(cands, dtype=np.int64)
+    if winner_weight is None:
+        order = rng.permutation(order)
+    else:
+        u = np.asarray(winner_weight, dtype=float)[order]
+        order = rng.choice(order, size=order.size, replace=False, p=u / u.sum())
+    for w in order:
+        below = _below(int(w), ok, mag)
+        if distractor_weight is None:
+            picks = rng.choice(below, size=N_CANDIDATES - 1, replace=False)
+        else:
+            v = np.asarray(distractor_weight, dtype=float)[below]
+            picks = rng.choice(below, size=N_CANDIDATES - 1, replace=False, p=v / v.sum())
         yield sorted([int(w), *(int(j) for j in picks)])
+
+
+def _calibrate(
+    windows: Sequence[tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]], n: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Winner and distractor weights making each pair the answer in ~1/10 of the items showing it.
+
+    Fixed-point iteration on the expected number of times each of ``n`` pairs is the intended
+    winner (``A``) and a distractor (``D``) over the cohort windows ``(cands, ok, mag)``
+    (first try only; distractor inclusion approximated by ``9 v / sum v`` clipped to 1).
+    Returns the winner weights, the distractor weights and each pair's uniform-draw win rate.
+    """
+    u, v = np.ones(n), np.ones(n)
+    belows = [{w: _below(w, ok, mag) for w in cands} for cands, ok, mag in windows]
+    win_rate = np.zeros(n)
+    for it in range(CALIBRATION_ITERS + 1):
+        a, d = np.zeros(n), np.zeros(n)
+        for (cands, _, _), below in zip(windows, belows, strict=True):
+            pu = u[cands] / u[cands].sum()
+            for w, pw in zip(cands, pu, strict=True):
+                b = below[w]
+                incl = np.minimum(1.0, (N_CANDIDATES - 1) * v[b] / v[b].sum())
+                a[w] += pw
+                d[b] += pw * incl
+        if it == 0:
+            win_rate = a / max(len(windows), 1)
+        if it == CALIBRATION_ITERS:
+            break
+        wins = a > 0
+        rate = np.where(wins, a / np.maximum(a + d, 1e-12), 0.0)
+        step = np.sqrt(np.where(wins, rate / TARGET_RATE, 0.5))
+        v = v * step
+        u = np.where(wins, u / np.maximum(step, 1e-12), u)
+        u, v = (np.clip(x / np.exp(np.log(x).mean()), WEIGHT_FLOOR, WEIGHT_CEIL) for x in (u, v))
+    return u, v, win_rate
+
+
+def _menu_weights(
+    menu: Sequence[Pair], pool: CohortPool
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """The pool's calibrated winner and distractor weights for ``menu`` (``None``: uniform)."""
+    index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
+    out: list[NDArray[np.float64] | None] = []
+    for key in (WINNER_WEIGHT, DISTRACTOR_WEIGHT):
+        w = pool.extra.get(key)
+        if w is None or len(w) != len(ALL_PAIRS):
+            out.append(None)
+        else:
+            out.append(np.asarray([float(w[index[p.name]]) for p in menu]))
+    return out[0], out[1]
 
 
 _GATE_ORDER = (
@@ -122,28 +216,35 @@ class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 
     name = "strongest_pair"
-    version = 2
+    version = 3
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
 
-    def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
-        """Score ten random menu pairs and ask which one is most strongly coupled."""
-        menu = _candidates(rng, definitional_user(ctx.user_id))
+    def _score(
+        self, ctx: UserContext, end: int, menu: Sequence[Pair]
+    ) -> tuple[list[Pair], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Menu pairs with enough data in the window, their spans and best-lag ``r``."""
         spans = {m: ctx.span(m, end, self.window_days) for p in menu for m in (p.x, p.y)}
-        menu = [
+        kept = [
             p
             for p in menu
             if min(np.isfinite(spans[p.x]).mean(), np.isfinite(spans[p.y]).mean()) >= MIN_COVERAGE
         ]
-        if len(menu) < N_CANDIDATES:
+        if len(kept) < N_CANDIDATES:
             raise Drop("too few days present in the window")
-        xs = np.stack([spans[p.x] for p in menu])
-        ys = np.stack([spans[p.y] for p in menu])
+        xs = np.stack([spans[p.x] for p in kept])
+        ys = np.stack([spans[p.y] for p in kept])
         r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG)[:, 0]
         _, best_r = best_lag_index(r, MAX_LAG)
+        return kept, xs, ys, best_r
+
+    def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
+        """Score ten random menu pairs and ask which one is most strongly coupled."""
+        menu, xs, ys, best_r = self._score(ctx, end, _candidates(rng, definitional_user(ctx.user_id)))
+        uw, dw = _menu_weights(menu, pool)
         winner, gates, pairs = None, None, []
-        for tries, shown in enumerate(_shown_sets(menu, best_r, rng)):
+        for tries, shown in enumerate(_shown_sets(menu, best_r, rng, uw, dw)):
             if tries >= MAX_TRIES:
                 break
             pairs = [menu[i] for i in shown]
@@ -187,6 +288,34 @@ class StrongestPair(QuestionType):
             gates=gates.to_dict(),
             variant=winner,
         )
+
+    def cohort_distributions(self, contexts: Sequence[UserContext]) -> dict[str, np.ndarray]:
+        """Calibrated winner and distractor weights per pair (aligned with :data:`ALL_PAIRS`).
+
+        Scores the empirical menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of
+        every user (no gates) and fits the weights with :func:`_calibrate`. Definitional pairs
+        (scored for 1 % of users) keep weight 1. The weights only choose which ten pairs are
+        shown; the answer is still decided by the graph on those ten.
+        """
+        menu = sorted(EMPIRICAL_PAIRS, key=lambda p: p.name)
+        index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
+        windows = []
+        for ctx in contexts:
+            for end in self.end_dates(ctx)[:CALIBRATION_WINDOWS]:
+                try:
+                    kept, _, _, best_r = self._score(ctx, end, menu)
+                except Drop:
+                    continue
+                cands, ok, mag = _eligible(best_r)
+                at = np.asarray([index[p.name] for p in kept])
+                full_ok = np.zeros(len(ALL_PAIRS), dtype=bool)
+                full_mag = np.zeros(len(ALL_PAIRS))
+                full_ok[at], full_mag[at] = ok, mag
+                windows.append(([int(at[i]) for i in cands], full_ok, full_mag))
+        u, v, rate = _calibrate(windows, len(ALL_PAIRS))
+        scored = np.isin(np.arange(len(ALL_PAIRS)), [index[p.name] for p in menu])
+        u, v = np.where(scored, u, 1.0), np.where(scored, v, 1.0)
+        return {WINNER_WEIGHT: u, DISTRACTOR_WEIGHT: v, WIN_RATE: rate}
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
