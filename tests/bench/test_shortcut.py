@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from wearbench.bench._shortcut import AUDIT_FEATURES, FEATURES, option_features, shortcut_audit
+from wearbench.bench._shortcut import (
+    AUDIT_FEATURES,
+    FEATURES,
+    option_features,
+    shortcut_audit,
+    varying_features,
+)
 from wearbench.questions import LETTERS, Item
 
 WORDS = ("steady", "rising", "falling", "variable", "flat", "higher", "lower", "mixed", "brief", "long")
@@ -118,3 +124,12 @@ def test_answer_class_prior_is_detected_even_with_identical_forms() -> None:
     audit = shortcut_audit(items, seed=0)
     assert audit.by_type["prior"].value > 0.25
     assert next(iter(audit.weights["prior"])) == "text_prior"
+
+
+def test_varying_features_names_what_differs() -> None:
+    same_form = [f"reading {c}" for c in "abcdefghij"]
+    assert varying_features("Which reading?", same_form) == []
+    one_longer = [*same_form[:9], "reading j, which is much longer"]
+    assert {"length_z", "length_rank", "is_longest"} <= set(varying_features("Which reading?", one_longer))
+    with_digit = [*same_form[:9], "reading 9"]
+    assert "digits_z" in varying_features("Which reading?", with_digit)

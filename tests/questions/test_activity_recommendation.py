@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wearbench.bench._shortcut import option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Drop, UserContext
 from wearbench.questions.types.activity_recommendation import (
     HISTORY,
@@ -122,5 +122,4 @@ def test_option_text_is_one_template() -> None:
     assert len(set(texts)) == 12
     assert len({len(t) for t in texts}) == 1
     d = build(make_ctx(3000.0, 4000.0))
-    feats = option_features(d.question, [o.text for o in (d.correct, *d.distractors)])[:, :-1]
-    assert np.all(feats == feats[0])
+    assert varying_features(d.question, [o.text for o in (d.correct, *d.distractors)]) == []

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import wearbench
-from wearbench.bench._shortcut import FEATURES, option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
 from wearbench.questions.types import acute_strain
 from wearbench.questions.types.acute_strain import (
@@ -65,13 +65,6 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(acute_strain, "KEEP", {})
 
 
-def varying_text_features(draft: Draft) -> list[str]:
-    """The shortcut-audit features (other than letter position) that differ between the options."""
-    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
-    x = option_features(draft.question, texts)
-    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
-
-
 @pytest.mark.parametrize(
     ("shifts", "reading"),
     [
@@ -97,7 +90,7 @@ def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -
     assert len({o.text for o in options}) == 10
     assert draft.grounding_ref in {"rhr_elevation_acute_illness", "exercise_lowers_rhr"}
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
-    assert varying_text_features(draft) == []
+    assert varying_features(draft.question, [o.text for o in (draft.correct, *draft.distractors)]) == []
 
 
 def test_option_texts_share_one_form() -> None:

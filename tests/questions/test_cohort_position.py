@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wearbench.bench._shortcut import FEATURES, option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Drop, UserContext
 from wearbench.questions.types.cohort_position import (
     BANDS,
@@ -139,9 +139,7 @@ def test_option_text_is_one_template() -> None:
         "Quantile rank 0.50 to 0.75 among peers: an intermediate position for long-term risk"
     )
     texts = [o.text for o in (d.correct, *d.distractors)]
-    feats = option_features(d.question, texts)
-    lengths = FEATURES.index("length_z"), FEATURES.index("digits_z"), FEATURES.index("stem_overlap")
-    assert np.all(feats[:, lengths] == feats[0, lengths])
+    assert not {"length_z", "digits_z", "stem_overlap"} & set(varying_features(d.question, texts))
 
 
 @pytest.mark.parametrize(

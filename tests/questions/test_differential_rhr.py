@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from wearbench.bench._shortcut import FEATURES, option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions.types import differential_rhr
 from wearbench.questions.types.acute_strain import State, thin
@@ -52,13 +52,6 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(differential_rhr, "KEEP", {})
 
 
-def varying_text_features(draft: Draft) -> list[str]:
-    """The shortcut-audit features (other than letter position) that differ between the options."""
-    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
-    x = option_features(draft.question, texts)
-    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
-
-
 @pytest.mark.parametrize(
     ("shifts", "explanation"),
     [
@@ -83,7 +76,7 @@ def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: st
     assert [DifferentialRhr.check(o.claim, evidence) for o in options] == [True] + [False] * 9
     assert len({o.text for o in options}) == 10
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
-    assert varying_text_features(draft) == []
+    assert varying_features(draft.question, [o.text for o in (draft.correct, *draft.distractors)]) == []
 
 
 def test_option_texts_share_one_form() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wearbench.bench._shortcut import option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Drop, UserContext
 from wearbench.questions.types import fitness_prediction
 from wearbench.questions.types.fitness_prediction import (
@@ -163,8 +163,7 @@ def test_option_text_is_one_template() -> None:
     assert len(set(texts)) == 24
     assert len({len(t) for t in texts}) == 1
     d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))))
-    feats = option_features(d.question, [o.text for o in (d.correct, *d.distractors)])[:, :-1]
-    assert np.all(feats == feats[0])
+    assert varying_features(d.question, [o.text for o in (d.correct, *d.distractors)]) == []
 
 
 def test_distractors_carry_the_prognosis_of_their_band() -> None:

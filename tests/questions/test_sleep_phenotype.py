@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from wearbench.bench._shortcut import FEATURES, option_features
+from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions.types import sleep_phenotype
 from wearbench.questions.types.acute_strain import thin
@@ -56,13 +56,6 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sleep_phenotype, "KEEP", {})
 
 
-def varying_text_features(draft: Draft) -> list[str]:
-    """The shortcut-audit features (other than letter position) that differ between the options."""
-    texts = [draft.correct.text, *(o.text for o in draft.distractors)]
-    x = option_features(draft.question, texts)
-    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
-
-
 @pytest.mark.parametrize(
     ("sleep", "efficiency", "regularity", "phenotype"),
     [
@@ -90,7 +83,7 @@ def test_planted_phenotype_is_the_answer(
         else "short_sleep_adverse_outcomes"
     )
     assert draft.grounding_ref == expected_card
-    assert varying_text_features(draft) == []
+    assert varying_features(draft.question, [o.text for o in (draft.correct, *draft.distractors)]) == []
 
 
 def test_option_words_of_one_axis_have_one_length() -> None:

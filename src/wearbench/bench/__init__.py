@@ -5,6 +5,7 @@ from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
 from wearbench.bench._datasheet import OFFICIAL_COUNTS
 from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import stable_rng
+from wearbench.bench._shortcut import varying_features
 from wearbench.bench._solvers import oracle_answers, random_answers
 from wearbench.bench._verify import IMPORTED_REF, VerifyReport, is_imported, judge_options, verify_benchmark
 
@@ -25,5 +26,6 @@ __all__ = [
     "read_items",
     "read_manifest",
     "stable_rng",
+    "varying_features",
     "verify_benchmark",
 ]

@@ -26,7 +26,14 @@ from wearbench.bench._generate import stable_rng
 from wearbench.questions import Item
 from wearbench.scoring._wilson import Accuracy, accuracy
 
-__all__ = ["AUDIT_FEATURES", "FEATURES", "ShortcutAudit", "option_features", "shortcut_audit"]
+__all__ = [
+    "AUDIT_FEATURES",
+    "FEATURES",
+    "ShortcutAudit",
+    "option_features",
+    "shortcut_audit",
+    "varying_features",
+]
 
 FEATURES: tuple[str, ...] = (
     "length_z",
@@ -147,6 +154,16 @@ def option_features(question: str, options: Sequence[str]) -> np.ndarray:
         np.arange(len(texts), dtype=float) / max(len(texts) - 1, 1),
     ]
     return np.column_stack(cols)
+
+
+def varying_features(question: str, options: Sequence[str]) -> list[str]:
+    """Text features (other than letter position) that differ between an item's options.
+
+    A question type whose options share one form returns ``[]`` here: the audit's form
+    features then carry no information about which option is correct.
+    """
+    x = option_features(question, options)
+    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
 
 
 def _fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int) -> np.ndarray:
