@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench._jsonfile import read_json_object
 from wearbench.questions import Item, UserContext
 
 __all__ = ["ITEMS", "MANIFEST", "load_context", "read_items", "read_manifest", "write_artifact"]
@@ -55,11 +56,7 @@ def read_manifest(bench: Path) -> dict[str, Any]:
     Raises:
         WearbenchError: If the folder is not a benchmark.
     """
-    path = Path(bench) / MANIFEST
-    if not path.is_file():
-        raise WearbenchError(f"{bench}: not a benchmark folder (no {MANIFEST})")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+    return read_json_object(Path(bench) / MANIFEST, missing="not a benchmark folder (no manifest)")
 
 
 def read_items(bench: Path) -> list[Item]:

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from wearbench._errors import CohortValidationError, WearbenchError
+from wearbench._jsonfile import read_json_object
 from wearbench._version import __version__
 from wearbench.cohort._cohort import Cohort
 from wearbench.cohort._hash import cohort_tables, hash_tables, json_default
@@ -139,16 +140,9 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     Raises:
         WearbenchError: If the manifest is missing, unreadable or not a JSON object.
     """
-    file = Path(path) / MANIFEST
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WearbenchError(f"{file}: no cohort manifest (write the cohort with save_cohort)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise WearbenchError(f"{file}: cannot be read as JSON ({e})") from e
-    if not isinstance(data, dict):
-        raise WearbenchError(f"{file}: holds a {type(data).__name__}, expected a JSON object")
-    return data
+    return read_json_object(
+        Path(path) / MANIFEST, missing="no cohort manifest (write the cohort with save_cohort)"
+    )
 
 
 def _parquet_bytes(table: pa.Table) -> bytes:

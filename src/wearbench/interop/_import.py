@@ -7,7 +7,6 @@ computation graph: they are marked ``graph = {}`` and ``grounding_ref = "officia
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench._jsonfile import read_json_object
 from wearbench._version import __version__
 from wearbench.bench import IMPORTED_REF
 from wearbench.bench._artifact import write_artifact
@@ -165,14 +165,7 @@ def _item(q: Mapping[str, Any], first: Mapping[str, str], n: int) -> Item:
 
 
 def _read(file: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise WearbenchError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise WearbenchError(f"{file}: cannot be read as JSON ({e})") from e
-    if not isinstance(doc, dict):
-        raise WearbenchError(f"{file}: holds a {type(doc).__name__}, expected a JSON object")
+    doc = read_json_object(file, missing="no such file")
     _require(doc, OFFICIAL_KEYS, str(file))
     return doc
 
