@@ -114,3 +114,12 @@ def test_context_round_trips_through_json_and_gzip() -> None:
     assert np.array_equal(again.metrics["resting_hr"], ctx.metrics["resting_hr"], equal_nan=True)
     assert again.reference == {"hrv": {5: 20.0, 95: 80.0}}
     assert again.blood_at(8)["hba1c"] == 6.1  # type: ignore[index]
+
+
+def test_weighted_sample_is_seeded_distinct_and_follows_weights() -> None:
+    from wearbench.questions._helpers import weighted_sample
+
+    items = list("abcd")
+    draw = weighted_sample(items, [1.0, 1.0, 1.0, 0.0], 3, np.random.default_rng(0))
+    assert sorted(draw) == ["a", "b", "c"]  # zero weight is never drawn; no repeats
+    assert draw == weighted_sample(items, [1.0, 1.0, 1.0, 0.0], 3, np.random.default_rng(0))

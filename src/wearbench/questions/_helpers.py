@@ -5,13 +5,22 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._qtype import Drop
 
-__all__ = ["fmt_value", "magnitude_edges", "metric_phrase", "near_edge", "paired_options", "require_coverage"]
+__all__ = [
+    "fmt_value",
+    "magnitude_edges",
+    "metric_phrase",
+    "near_edge",
+    "paired_options",
+    "require_coverage",
+    "weighted_sample",
+]
 
 
 def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
@@ -101,3 +110,19 @@ def paired_options(
                 break
     rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
     return chosen + [int(d) for d in rng.permutation(rest)[: n - len(chosen)]]
+
+
+T = TypeVar("T")
+
+
+def weighted_sample(
+    items: Sequence[T], weights: Sequence[float], k: int, rng: np.random.Generator
+) -> list[T]:
+    """``k`` distinct items drawn without replacement with probability proportional to ``weights``.
+
+    Used to draw distractors so that a common answer class is also a common distractor (which
+    keeps a class prior from being learnable from option wording).
+    """
+    w = np.asarray(weights, dtype=float)
+    picks = rng.choice(len(items), size=k, replace=False, p=w / w.sum())
+    return [items[int(i)] for i in picks]

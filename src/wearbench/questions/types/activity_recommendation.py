@@ -28,7 +28,7 @@ import numpy as np
 
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import require_coverage, weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -122,8 +122,8 @@ class ActivityRecommendation(QuestionType):
         evidence = g.evidence()
         correct = next(option(*c) for c in combos if self.check({"level": c[0], "relation": c[1]}, evidence))
         others = [option(*c) for c in combos if c != (correct.claim["level"], correct.claim["relation"])]
-        w = np.array([RELATION_PRIOR[str(o.claim["level"])][str(o.claim["relation"])] for o in others])
-        picks = rng.choice(len(others), 9, replace=False, p=w / w.sum())
+        w = [RELATION_PRIOR[str(o.claim["level"])][str(o.claim["relation"])] for o in others]
+        distractors = tuple(weighted_sample(others, w, 9, rng))
         text = (
             f"Considering this user's daily steps over the 28 days ending {g.end_date}, the reference "
             f"percentiles of their age band and sex, and their own usual step level over the preceding "
@@ -132,7 +132,7 @@ class ActivityRecommendation(QuestionType):
             f"are cut at the reference P25, P50 and P75; the 28-day median counts as different from the "
             f"usual median when it differs by more than {REL_CUT:.0%}."
         )
-        return Draft(text, correct, tuple(others[int(i)] for i in picks), g, ("steps",), grounding_ref=CARD)
+        return Draft(text, correct, distractors, g, ("steps",), grounding_ref=CARD)
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:

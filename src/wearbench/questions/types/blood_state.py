@@ -37,7 +37,7 @@ import numpy as np
 from wearbench.primitives import threshold_flags
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import require_coverage, weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -231,9 +231,8 @@ class BloodState(QuestionType):
         correct_state = next(s for s in states if self.check(s, evidence))
         thin(correct_state, rng)
         others = [s for s in states if s is not correct_state]
-        weights = np.array([answer_weight(s) for s in others])
-        picks = rng.choice(len(others), 9, replace=False, p=weights / weights.sum())
-        distractors = tuple(Option(describe(others[int(i)]), others[int(i)]) for i in picks)
+        picked = weighted_sample(others, [answer_weight(s) for s in others], 9, rng)
+        distractors = tuple(Option(describe(s), s) for s in picked)
         text = (
             f"Using this user's latest blood panel (drawn on or before {g.end_date}; ADA glycaemic and "
             f"NCEP ATP III lipid cut-offs, HDL by sex, HOMA-IR = glucose × insulin / 405 with 2.5 as the "

@@ -46,6 +46,7 @@ from wearbench.grounding import (
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -152,9 +153,7 @@ class Concordance(QuestionType):
         ]
         if len(pool_opts) < N_OPTIONS - 1:
             raise Drop("too few linked pairs covered for distractors")
-        pw = np.array([_weight(*o) for o in pool_opts])
-        picks = rng.choice(len(pool_opts), size=N_OPTIONS - 1, replace=False, p=pw / pw.sum())
-        chosen = [pool_opts[int(i)] for i in picks]
+        chosen = weighted_sample(pool_opts, [_weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         for pa, pb in sorted({(a, b), *((o[0], o[1]) for o in chosen)}):
             lc = g.call("lagged_correlation", g.series(pa, w), g.series(pb, w), max_lag=0)

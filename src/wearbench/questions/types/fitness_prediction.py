@@ -35,6 +35,7 @@ import numpy as np
 from wearbench.cohort import age_band
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -176,8 +177,7 @@ class FitnessPrediction(QuestionType):
         correct = next(option(*c) for c in combos if self.check(option(*c).claim, evidence))
         others = [option(*c) for c in combos if option(*c).claim != correct.claim]
         prior = BAND_PRIOR["peers" if who.startswith("peers") else "cohort"]
-        w = np.array([prior[str(o.claim["band"])] for o in others])
-        picks = rng.choice(len(others), 9, replace=False, p=w / w.sum())
+        distractors = tuple(weighted_sample(others, [prior[str(o.claim["band"])] for o in others], 9, rng))
         text = (
             f"Taking this user's VO2max as the median estimate over the 90 days ending {g.end_date}, and "
             f"its z-score against the mean and SD of VO2max among {who} (fitness bands: poor below "
@@ -186,7 +186,7 @@ class FitnessPrediction(QuestionType):
             f"reference mean, and the direction of VO2max over the last 180 days (Theil-Sen slope, 95% "
             f"CI) is correct?"
         )
-        return Draft(text, correct, tuple(others[int(i)] for i in picks), g, ("vo2max",), grounding_ref=CARD)
+        return Draft(text, correct, distractors, g, ("vo2max",), grounding_ref=CARD)
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
