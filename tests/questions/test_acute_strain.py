@@ -11,6 +11,7 @@ import pytest
 import wearbench
 from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
+from wearbench.questions._helpers import thin
 from wearbench.questions.types import acute_strain
 from wearbench.questions.types.acute_strain import (
     COSIGNALS,
@@ -23,7 +24,6 @@ from wearbench.questions.types.acute_strain import (
     robust_reading,
     state_of,
     strain_graph,
-    thin,
 )
 
 N = 60

@@ -10,8 +10,9 @@ import pytest
 
 from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
+from wearbench.questions._helpers import thin
 from wearbench.questions.types import differential_rhr
-from wearbench.questions.types.acute_strain import State, thin
+from wearbench.questions.types.acute_strain import State
 from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, DifferentialRhr
 
 N = 60

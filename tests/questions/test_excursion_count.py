@@ -129,7 +129,7 @@ def test_sparse_window_is_dropped() -> None:
 @pytest.mark.usefixtures("above")
 def test_common_counts_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "KEEP_SHARE", {0: 0.0})
-    with pytest.raises(Drop, match="answer balance"):
+    with pytest.raises(Drop, match="thinned for balance"):
         build(base())
 
 

@@ -122,7 +122,7 @@ def test_later_day_on_the_excursion_threshold_is_dropped() -> None:
 
 def test_recent_recoveries_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "GAP_FULL", 10_000)
-    with pytest.raises(Drop, match="answer balance"):
+    with pytest.raises(Drop, match="thinned for balance"):
         build(episode(base(), ONSET, 1))
     assert mod.gap_keep_share(10_000) == 1.0
     monkeypatch.setattr(mod, "GAP_FULL", 40)

@@ -9,8 +9,8 @@ import pytest
 
 from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
+from wearbench.questions._helpers import thin
 from wearbench.questions.types import sleep_phenotype
-from wearbench.questions.types.acute_strain import thin
 from wearbench.questions.types.sleep_phenotype import (
     CONTINUITY,
     DURATION,

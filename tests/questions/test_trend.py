@@ -105,7 +105,7 @@ def test_flat_window_is_no_clear_trend(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_flat_window_is_subsampled_for_balance(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trend, "NO_TREND_SHARE", 0.0)
-    with pytest.raises(Drop, match="answer balance"):
+    with pytest.raises(Drop, match="thinned for balance"):
         build(60.0 + 3.0 * np.sin(np.arange(N) * 2.0))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -14,11 +14,13 @@ from wearbench.questions._qtype import Drop
 
 __all__ = [
     "fmt_value",
+    "keep_share",
     "magnitude_edges",
     "metric_phrase",
     "near_edge",
     "paired_options",
     "require_coverage",
+    "thin",
     "weighted_sample",
 ]
 
@@ -126,3 +128,23 @@ def weighted_sample(
     w = np.asarray(weights, dtype=float)
     picks = rng.choice(len(items), size=k, replace=False, p=w / w.sum())
     return [items[int(i)] for i in picks]
+
+
+#: Drop reason of a window removed to balance answer classes (counted in the datasheet).
+THINNED = "answer class thinned for balance"
+
+
+def keep_share(share: float, rng: np.random.Generator) -> None:
+    """Keep a window with probability ``share`` (one seeded draw), else raise :class:`Drop`."""
+    if rng.random() >= share:
+        raise Drop(THINNED)
+
+
+def thin(answer: Any, keep: Mapping[Any, float], rng: np.random.Generator) -> None:
+    """Keep a window whose answer is ``answer`` with probability ``keep[answer]`` (default 1).
+
+    Types whose raw answers pile onto a few classes thin those classes, so that a text-only
+    model cannot learn the class prior; the draw is always made, so the seeded stream of the
+    rest of the item does not depend on the answer.
+    """
+    keep_share(keep.get(answer, 1.0), rng)

@@ -40,6 +40,7 @@ import numpy as np
 from wearbench.primitives import zscore
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import thin
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -257,16 +258,6 @@ def robust_reading(state: State, readings: Mapping[str, tuple[str, Rule]], index
 #: full builds of ``wearbench.synth(200, 500, seed=s)``, seeds 0 and 1: kept counts of these
 #: four are then about that of illness (~150 each, ~15 % of ~1000 items).
 KEEP: dict[str, float] = {"no_deviation": 0.5, "hrv_only": 0.7, "fitness": 0.8, "poor_sleep_only": 0.85}
-
-
-def thin(answer: Any, keep: Mapping[Any, float], rng: np.random.Generator) -> None:
-    """Drop a share ``1 − keep[answer]`` of the windows whose answer is ``answer`` (seeded by ``rng``).
-
-    Raises:
-        Drop: When the draw falls outside the kept share.
-    """
-    if rng.random() >= keep.get(answer, 1.0):
-        raise Drop("answer class thinned for balance")
 
 
 def _run_ends(hit: np.ndarray, min_history: int, last: int) -> list[int]:

@@ -38,6 +38,7 @@ from wearbench.primitives import threshold_flags
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
+from wearbench.questions._helpers import thin as thin_answer
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -171,8 +172,7 @@ def answer_weight(state: Mapping[str, Any]) -> float:
 
 def thin(state: Mapping[str, Any], rng: np.random.Generator) -> None:
     """Drop a share ``1 − KEEP`` of the windows whose answer is ``state`` (seeded by ``rng``)."""
-    if rng.random() >= KEEP.get(_key(state), 1.0):
-        raise Drop("answer class thinned for balance")
+    thin_answer(_key(state), KEEP, rng)
 
 
 def _all_states() -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from wearbench.questions._context import UserContext
+from wearbench.questions._helpers import thin
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 from wearbench.questions.types.acute_strain import (
@@ -39,7 +40,6 @@ from wearbench.questions.types.acute_strain import (
     robust_reading,
     state_of,
     strain_graph,
-    thin,
 )
 
 COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress", "bedtime_regularity")

@@ -25,7 +25,7 @@ import numpy as np
 
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import metric_phrase, require_coverage
+from wearbench.questions._helpers import metric_phrase, require_coverage, thin
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -90,8 +90,7 @@ class ExcursionCount(QuestionType):
         z = g.call("zscore", s, window=b, min_count=b // 2, method="mean_sd")
         self._gate(np.asarray(z.value, dtype=float), runs.value, k, direction)
         count = sum(1 for r in runs.value if r.start >= b)
-        if rng.random() >= KEEP_SHARE.get(count, 1.0):
-            raise Drop("common answer not sampled (answer balance)")
+        thin(count, KEEP_SHARE, rng)
         options = count_options(metric)
         text = self._text(metric, direction, k, ctx.span_dates(end, w))
         correct = options[min(count, N_OPTIONS - 1)]

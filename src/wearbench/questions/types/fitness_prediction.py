@@ -35,7 +35,7 @@ import numpy as np
 from wearbench.cohort import age_band
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import weighted_sample
+from wearbench.questions._helpers import keep_share, weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -168,8 +168,8 @@ class FitnessPrediction(QuestionType):
         lo, hi = float(fit["lo"].value), float(fit["hi"].value)
         if min(abs(lo), abs(hi)) <= CI_DEAD_BAND * (hi - lo):
             raise Drop("trend CI ends within the dead-band of zero")
-        if trend_of(lo, hi) == "no_clear_change" and rng.random() >= KEEP_UNCLEAR:
-            raise Drop("answer class thinned for balance")
+        if trend_of(lo, hi) == "no_clear_change":
+            keep_share(KEEP_UNCLEAR, rng)
         # only prognoses consistent with the band: an inconsistent one is ruled out by the
         # literature alone, without the data, and would be a text-only shortcut
         combos = [(b, risk_of(b), t) for b in BANDS for t in TRENDS]

@@ -32,7 +32,7 @@ from wearbench.cohort import metric as metric_spec
 from wearbench.primitives import rolling_baseline, zscore
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import keep_share, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -103,8 +103,7 @@ class RecoveryTime(QuestionType):
             raise Drop("not recovered within the horizon")
         self._gate(s.value, onset, int(days.value), direction)
         recovered = onset + int(days.value)
-        if rng.random() >= gap_keep_share(LOOKBACK_DAYS - 1 - recovered):
-            raise Drop("recent recovery not sampled (answer balance)")
+        keep_share(gap_keep_share(LOOKBACK_DAYS - 1 - recovered), rng)
         first = recovered - int(rng.integers(N_OPTIONS))
         if first + N_OPTIONS > LOOKBACK_DAYS:
             raise Drop("date options would run past the end date")

@@ -33,9 +33,9 @@ import numpy as np
 
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import thin
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
-from wearbench.questions.types.acute_strain import thin
 
 #: Option words per axis value; the words of one axis have equal lengths so that every option
 #: text has the same length (a text-only model must not read the answer off the form).

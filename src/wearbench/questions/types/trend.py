@@ -33,7 +33,7 @@ import numpy as np
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import metric_phrase, require_coverage
+from wearbench.questions._helpers import keep_share, metric_phrase, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -138,8 +138,8 @@ class Trend(QuestionType):
         if ci_in_dead_band(lo, hi):
             raise Drop("CI bound within the dead-band of zero")
         direction = _direction(lo, hi)
-        if direction == "none" and rng.random() >= NO_TREND_SHARE:
-            raise Drop("no-clear-trend window not sampled (answer balance)")
+        if direction == "none":
+            keep_share(NO_TREND_SHARE, rng)
         rank = int(rng.integers(N_BINS))
         if direction == "none":
             scale = cohort_scale(pool.window_slopes.get(metric, np.array([])) * (self.window_days - 1), rng)
