@@ -54,9 +54,8 @@ def test_unverified_identifiers_are_flagged() -> None:
 
 
 # Cards that do not yet hold two studies with both a verified DOI and a verified PMID (the spec's bar).
-# stress_shortens_sleep: only Yap et al. 2020 has both; the PMIDs of Akerstedt et al. 2012 and Wen et al.
-# 2021 could not be confirmed on a PubMed/PMC page (see each study's `verification`). Remove an id once fixed.
-KNOWN_PMID_GAPS = {"stress_shortens_sleep"}
+# None since stress_shortens_sleep gained Vidal Bustamante et al. 2024 (PMID from its PubMed page).
+KNOWN_PMID_GAPS: set[str] = set()
 
 
 def test_cards_hold_two_studies_with_doi_and_pmid() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,6 +11,7 @@ from typing import Any
 from wearbench._version import __version__
 from wearbench.bench._artifact import write_artifact
 from wearbench.bench._assemble import assemble
+from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
 from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_names
@@ -21,10 +20,8 @@ from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
 from wearbench.questions import UserContext, contexts_from_cohort, question_type
 
-__all__ = ["MAX_ANSWER_SHARE", "MAX_FDR", "BuildResult", "build_benchmark", "class_cap"]
+__all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
 
-#: Largest share of a type's items that may have the same correct claim.
-MAX_ANSWER_SHARE = 0.20
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
 
@@ -52,56 +49,13 @@ def _null_fdr(
     return out
 
 
-def _order_key(seed: int, p: Pending) -> str:
-    """A seeded pseudo-random order of items, independent of generation order."""
-    return hashlib.sha256(f"{seed}|{p.id}".encode()).hexdigest()
-
-
-def class_cap(counts: Sequence[int], max_share: float) -> int:
-    """Largest per-class cap ``c`` with ``c <= max_share * sum(min(n, c))`` over the classes.
-
-    Capping every class at ``c`` then leaves no class above ``max_share`` of what remains.
-    With fewer than ``1 / max_share`` classes no cap satisfies that, and the classes are made
-    equal (cap = the smallest class).
-    """
-    for c in range(max(counts, default=0), 0, -1):
-        if c <= max_share * sum(min(n, c) for n in counts):
-            return c
-    return min(counts, default=0)
-
-
-def _balance_answers(
-    pending: list[Pending], seed: int, max_share: float, drops: Counter[str]
-) -> list[Pending]:
-    """Cap each correct-answer class so that none exceeds ``max_share`` of its type's items.
-
-    A type whose correct answers pile onto one claim (e.g. "no clear trend") teaches a
-    text-only model the prior; capping every class keeps the answer distribution near flat.
-    Which items are kept is a seeded choice independent of generation order.
-    """
-    by_type: dict[str, dict[str, list[Pending]]] = defaultdict(lambda: defaultdict(list))
-    for p in pending:
-        by_type[p.type][json.dumps(p.correct[1], sort_keys=True)].append(p)
-    kept: list[Pending] = []
-    for type_name, classes in sorted(by_type.items()):
-        cap = class_cap([len(m) for m in classes.values()], max_share)
-        for _, members in sorted(classes.items()):
-            ordered = sorted(members, key=lambda p: _order_key(seed, p))
-            kept += ordered[:cap]
-            if len(ordered) > cap:
-                drops[f"{type_name}: answer class over-represented (balancing)"] += len(ordered) - cap
-    return kept
-
-
 def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pending]:
     if max_per_type is None:
         return pending
     by_type: dict[str, list[Pending]] = defaultdict(list)
     for p in pending:
         by_type[p.type].append(p)
-    return [
-        p for ps in by_type.values() for p in sorted(ps, key=lambda p: _order_key(seed, p))[:max_per_type]
-    ]
+    return [p for ps in by_type.values() for p in sorted(ps, key=lambda p: order_key(seed, p))[:max_per_type]]
 
 
 def _generate(
@@ -158,7 +112,7 @@ def build_benchmark(
         if p.grounding_ref in rejected:
             drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
     pending = [p for p in pending if p.grounding_ref not in rejected]
-    pending = _cap(_balance_answers(pending, seed, MAX_ANSWER_SHARE, drops), max_per_type, seed)
+    pending = _cap(balance(pending, seed, drops), max_per_type, seed)
     items = assemble(pending, seed)
     stats = build_stats(items, drops, null_fdr)
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from wearbench.bench._balance import option_template
 from wearbench.bench._generate import stable_rng
 from wearbench.questions import Item
 from wearbench.scoring._wilson import Accuracy, accuracy
@@ -55,7 +56,6 @@ FEATURES: tuple[str, ...] = (
 )
 #: Features of the fitted model: the text features plus the learnt text prior.
 AUDIT_FEATURES: tuple[str, ...] = (*FEATURES, "text_prior")
-_NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
 _PRIOR_RATE = 0.1  # chance: one option in ten is correct
 _PRIOR_WEIGHT = 10.0  # pseudo-count pulling rare templates to chance
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -190,11 +190,6 @@ def _folds(items: Sequence[Item], k: int, seed: int) -> np.ndarray:
     return np.array([fold_of[i.user_id] for i in items])
 
 
-def _template(text: str) -> str:
-    """An option's wording with its numbers blanked: the unit a text prior is learnt on."""
-    return _NUMBER_RUN.sub("#", text.lower())
-
-
 def _with_prior(
     feats: list[np.ndarray], templates: list[list[str]], truth: list[np.ndarray], train: np.ndarray
 ) -> list[np.ndarray]:
@@ -226,7 +221,7 @@ def _cross_validate(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out hit per item and the mean fitted weights over the ``k`` user folds."""
     base = [option_features(i.question, list(i.options.values())) for i in items]
-    templates = [[_template(o) for o in i.options.values()] for i in items]
+    templates = [[option_template(o) for o in i.options.values()] for i in items]
     truth = [np.array([letter == i.answer for letter in i.options], dtype=float) for i in items]
     fold = _folds(items, k, seed)
     hits = np.zeros(len(items), dtype=bool)
