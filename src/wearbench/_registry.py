@@ -39,6 +39,8 @@ KINDS: tuple[Kind, ...] = (
 _PROVIDERS: dict[str, tuple[str, ...]] = {
     "primitive": ("wearbench.primitives",),
     "question": ("wearbench.primitives", "wearbench.questions.types"),
+    "adapter": ("wearbench.models", "wearbench.runner"),
+    "representation": ("wearbench.prompts",),
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -1,0 +1,138 @@
+"""What one evaluation run is (model × setting on a benchmark) and what it stores per item."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from wearbench._errors import WearbenchError
+
+__all__ = ["ABLATIONS", "MODES", "Mode", "ResultRow", "RunInfo", "Setting"]
+
+Mode = Literal["direct", "cot", "agent", "multiview"]
+MODES: tuple[Mode, ...] = ("direct", "cot", "agent", "multiview")
+#: Ablations from the WearableQA paper: drop the time series, the long history (window only),
+#: the cohort reference percentiles, or the blood panel.
+ABLATIONS: tuple[str, ...] = ("no_series", "no_history", "no_cohort", "no_blood")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How items are shown to a model.
+
+    Attributes:
+        representation: Registered representation name (``csv``, ``markdown``, ``row``, …).
+        mode: ``direct`` (letter only), ``cot`` (reasoning then a letter), ``agent`` (Python
+            tool over the data) or ``multiview`` (the model first picks a representation).
+        ablations: Sorted subset of :data:`ABLATIONS`.
+    """
+
+    representation: str = "csv"
+    mode: Mode = "direct"
+    ablations: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise WearbenchError(f"unknown mode {self.mode!r}; valid: {', '.join(MODES)}")
+        bad = [a for a in self.ablations if a not in ABLATIONS]
+        if bad:
+            raise WearbenchError(f"unknown ablation {bad[0]!r}; valid: {', '.join(ABLATIONS)}")
+        object.__setattr__(self, "ablations", tuple(sorted(set(self.ablations))))
+
+    def key(self) -> str:
+        """Stable text form, e.g. ``repr=csv|mode=cot|ablate=no_blood``."""
+        return f"repr={self.representation}|mode={self.mode}|ablate={','.join(self.ablations) or '-'}"
+
+    @classmethod
+    def from_key(cls, key: str) -> Setting:
+        """Inverse of :meth:`key`."""
+        parts = dict(p.split("=", 1) for p in key.split("|"))
+        ablate = parts.get("ablate", "-")
+        return cls(parts["repr"], parts["mode"], tuple(a for a in ablate.split(",") if a and a != "-"))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run: a model under one setting on one benchmark.
+
+    Attributes:
+        run_id: Deterministic id of (model, setting, params, benchmark hash): re-running the same
+            command resumes the same run.
+        model: Model spec (``openai:…``, ``baseline:random`` …).
+        setting: The setting.
+        params: Generation parameters that change answers (max_tokens, temperature, seed …).
+        bench: Benchmark folder as given.
+        bench_hash: sha256 of the benchmark's ``items.jsonl``.
+        n_items: Items the run covers (after ``--limit``).
+    """
+
+    run_id: str
+    model: str
+    setting: Setting
+    params: Mapping[str, Any]
+    bench: str
+    bench_hash: str
+    n_items: int
+
+    @staticmethod
+    def make_id(
+        model: str, setting: Setting, params: Mapping[str, Any], bench_hash: str, n_items: int
+    ) -> str:
+        """The deterministic run id."""
+        blob = json.dumps([model, setting.key(), dict(params), bench_hash, n_items], sort_keys=True)
+        return "run-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One item answered by one model under one setting (one row of the run store).
+
+    Attributes:
+        run_id: Run.
+        item_id: Item.
+        user_id: The item's user (for per-user bootstrap).
+        model: Model spec.
+        setting: :meth:`Setting.key`.
+        prompt_hash: sha256 of (model, prompt messages, params).
+        response: Final response text ("" if none).
+        letter: Parsed option letter, or None when unparseable/empty/errored.
+        correct: Whether ``letter`` is the item's answer (None or wrong letter: False).
+        parse_failed: A response came back but no single letter could be parsed from it.
+        prompt_tokens: Prompt tokens (provider-reported, summed over turns), else our count.
+        completion_tokens: Completion tokens (provider-reported, summed), if known.
+        cost_usd: Cost, if the price is known.
+        latency_s: Wall time for the item, seconds.
+        retries: Transient failures retried.
+        error: Why no answer came back (model error after retries, sandbox failure), if so.
+        transcript: JSON list of the messages exchanged (agent and multiview turns included).
+        cached: The response came from the response cache.
+    """
+
+    run_id: str
+    item_id: str
+    user_id: str
+    model: str
+    setting: str
+    prompt_hash: str
+    response: str
+    letter: str | None
+    correct: bool
+    parse_failed: bool
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    retries: int = 0
+    error: str | None = None
+    transcript: str = "[]"
+    cached: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out = asdict(self)
+        out["extra"] = dict(self.extra)
+        return out
