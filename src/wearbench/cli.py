@@ -8,40 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
+from wearbench._cli_util import _progress_bar, _show_progress
 from wearbench._errors import WearbenchError
 from wearbench._version import __version__
 
 __all__ = ["cli", "main"]
-
-
-@contextmanager
-def _progress_bar(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """Yield a ``(done, total)`` callback driving a rich progress bar on stderr."""
-    if not enabled:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
-def _show_progress(quiet: bool) -> bool:
-    return not quiet and sys.stderr.isatty()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -246,6 +222,16 @@ def list_registered(kind: str, fmt: str) -> None:
     from wearbench._catalogue import render_catalogue
 
     click.echo(render_catalogue(kind, fmt), nl=False)
+
+
+def _add_eval_commands() -> None:
+    from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
+
+    for command in (eval_cmd, score_cmd, report_cmd, export_cmd):
+        cli.add_command(command)
+
+
+_add_eval_commands()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from wearbench.bench._balance import option_template
 from wearbench.bench._generate import stable_rng
-from wearbench.questions import Item
+from wearbench.questions import LETTERS, Item
 from wearbench.scoring._wilson import Accuracy, accuracy
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "ShortcutAudit",
     "option_features",
     "shortcut_audit",
+    "text_only_answers",
     "varying_features",
 ]
 
@@ -219,12 +220,12 @@ def _with_prior(
 def _cross_validate(
     items: Sequence[Item], k: int, seed: int, l2: float, steps: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Held-out hit per item and the mean fitted weights over the ``k`` user folds."""
+    """Held-out chosen option index per item and the mean fitted weights over the ``k`` user folds."""
     base = [option_features(i.question, list(i.options.values())) for i in items]
     templates = [[option_template(o) for o in i.options.values()] for i in items]
     truth = [np.array([letter == i.answer for letter in i.options], dtype=float) for i in items]
     fold = _folds(items, k, seed)
-    hits = np.zeros(len(items), dtype=bool)
+    picks = np.zeros(len(items), dtype=int)
     weights = []
     for f in range(k):
         train = np.flatnonzero(fold != f)
@@ -235,8 +236,8 @@ def _cross_validate(
         w = _fit((x - mean) / sd, np.concatenate([truth[j] for j in train]), l2, steps)[:-1]
         weights.append(w)
         for j in np.flatnonzero(fold == f):
-            hits[j] = bool(truth[j][int(np.argmax(((feats[j] - mean) / sd) @ w))])
-    return hits, np.mean(weights, axis=0)
+            picks[j] = int(np.argmax(((feats[j] - mean) / sd) @ w))
+    return picks, np.mean(weights, axis=0)
 
 
 def shortcut_audit(
@@ -260,9 +261,29 @@ def shortcut_audit(
         if kk < 2:
             by_type[name] = accuracy(0, 0)
             continue
-        hits, w = _cross_validate(members, kk, seed, l2, steps)
+        picks, w = _cross_validate(members, kk, seed, l2, steps)
+        hits = np.array([LETTERS[p] == i.answer for p, i in zip(picks, members, strict=True)])
         by_type[name] = accuracy(int(hits.sum()), len(members))
         order = np.argsort(-np.abs(w), kind="stable")[:3]
         weights[name] = {AUDIT_FEATURES[int(j)]: round(float(w[j]), 3) for j in order}
         total_k, total_n, folds = total_k + int(hits.sum()), total_n + len(members), max(folds, kk)
     return ShortcutAudit(accuracy(total_k, total_n), by_type, folds, weights)
+
+
+def text_only_answers(items: Sequence[Item], *, seed: int = 0, k: int = 5) -> dict[str, str]:
+    """The text-only baseline's letter per item: held-out predictions of the audit's model.
+
+    Each item is answered by the model fitted (per type) on the other user folds, so no item's
+    own label is seen. A type with fewer than two users gets a seeded random letter.
+    """
+    out: dict[str, str] = {}
+    for name in sorted({i.type for i in items}):
+        members = [i for i in items if i.type == name]
+        kk = min(k, len({i.user_id for i in members}))
+        if kk < 2:
+            for i in members:
+                out[i.id] = LETTERS[int(stable_rng(seed, "text-only", i.id).integers(len(LETTERS)))]
+            continue
+        picks, _ = _cross_validate(members, kk, seed, 1.0, 30)
+        out.update({i.id: LETTERS[int(p)] for i, p in zip(members, picks, strict=True)})
+    return out

@@ -1,5 +1,16 @@
-"""Model adapters: OpenAI-compatible, Anthropic, local GGUF (lazily imported SDKs)."""
+"""Model adapters: OpenAI-compatible, Anthropic, local GGUF (lazily imported SDKs).
 
+Importing this package imports no SDK: ``openai``, ``anthropic`` and ``llama_cpp`` are
+imported by the adapter constructors. :func:`load_model` builds an adapter from a spec such
+as ``openai:gpt-4o-mini`` or ``gguf:model.gguf?chat_format=gemma``.
+"""
+
+from wearbench.models._anthropic import AnthropicChat
+from wearbench.models._gguf import GGUFChat
+from wearbench.models._load import load_model
+from wearbench.models._openai import OpenAIChat
+from wearbench.models._pricing import cost_usd
+from wearbench.models._retry import call_with_retries
 from wearbench.models._types import (
     ChatModel,
     GenerateConfig,
@@ -15,15 +26,21 @@ from wearbench.models._types import (
 )
 
 __all__ = [
+    "AnthropicChat",
     "ChatModel",
+    "GGUFChat",
     "GenerateConfig",
     "ImagePart",
     "Message",
     "ModelError",
     "ModelOutput",
+    "OpenAIChat",
     "TextPart",
     "ToolCall",
     "ToolSpec",
     "TransientModelError",
+    "call_with_retries",
+    "cost_usd",
+    "load_model",
     "prompt_hash",
 ]

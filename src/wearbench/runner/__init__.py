@@ -1,5 +1,26 @@
-"""Evaluation runs: settings, the SQLite run store, the async runner and reference solvers."""
+"""Evaluation runs: settings, the SQLite run store, solvers (baselines, chat models) and the runner."""
 
 from wearbench.runner._records import ABLATIONS, MODES, Mode, ResultRow, RunInfo, Setting
+from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
+from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
+from wearbench.runner._store import STORE_NAME, RunStore
 
-__all__ = ["ABLATIONS", "MODES", "Mode", "ResultRow", "RunInfo", "Setting"]
+__all__ = [
+    "ABLATIONS",
+    "MODES",
+    "STORE_NAME",
+    "Answer",
+    "EvalSummary",
+    "Mode",
+    "ResultRow",
+    "RunInfo",
+    "RunStore",
+    "Sample",
+    "Setting",
+    "Solver",
+    "baseline_solver",
+    "evaluate",
+    "make_solver",
+    "run_solver",
+    "select_items",
+]

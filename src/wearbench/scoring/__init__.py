@@ -1,6 +1,34 @@
-"""Scoring: MCQ accuracy with Wilson confidence intervals, and reference solvers' scores."""
+"""Scoring: MCQ accuracy with Wilson confidence intervals, run breakdowns, paired comparisons."""
 
+from wearbench.scoring._bootstrap import cluster_bootstrap_ci
+from wearbench.scoring._breakdown import (
+    LABEL_FAMILIES,
+    PositionBias,
+    RunScore,
+    covered_items,
+    position_bias,
+    score_run,
+    score_store,
+)
+from wearbench.scoring._compare import Comparison, compare_runs, mcnemar_exact
 from wearbench.scoring._solve import SolveResult, solve_benchmark
 from wearbench.scoring._wilson import Accuracy, accuracy, wilson_interval
 
-__all__ = ["Accuracy", "SolveResult", "accuracy", "solve_benchmark", "wilson_interval"]
+__all__ = [
+    "LABEL_FAMILIES",
+    "Accuracy",
+    "Comparison",
+    "PositionBias",
+    "RunScore",
+    "SolveResult",
+    "accuracy",
+    "cluster_bootstrap_ci",
+    "compare_runs",
+    "covered_items",
+    "mcnemar_exact",
+    "position_bias",
+    "score_run",
+    "score_store",
+    "solve_benchmark",
+    "wilson_interval",
+]

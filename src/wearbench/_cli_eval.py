@@ -1,0 +1,141 @@
+"""Command line for evaluation: ``eval``, ``score``, ``report`` and ``export``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from wearbench._cli_util import _progress_bar, _show_progress
+from wearbench._errors import WearbenchError
+
+__all__ = ["eval_cmd", "export_cmd", "report_cmd", "score_cmd"]
+
+_REPRS = "row, column, csv, markdown, csv+stats, markdown+stats, plot, plot-grouped"
+
+
+def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
+    if bench is not None and official is None:
+        return bench
+    if official is not None and bench is None:
+        from wearbench.interop import load_official
+
+        return load_official(official, out / "official")
+    raise WearbenchError("give exactly one of --bench BENCH or --official FILE")
+
+
+@click.command("eval")
+@click.option("--bench", type=click.Path(path_type=Path), default=None, help="Benchmark folder.")
+@click.option(
+    "--official",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="An official WearableQA_raw.json / WearableQA.jsonl file instead of --bench.",
+)
+@click.option("--model", "model", required=True, help="baseline:oracle|random|text-only|majority-position, "
+              "openai:MODEL[@URL], anthropic:MODEL or gguf:PATH[?chat_format=gemma].")  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run folder (SQLite store).")
+@click.option("--repr", "representation", default="csv", show_default=True, help=f"One of: {_REPRS}.")
+@click.option(
+    "--mode", type=click.Choice(["direct", "cot", "agent", "multiview"]), default="direct", show_default=True
+)
+@click.option(
+    "--ablate",
+    multiple=True,
+    type=click.Choice(["no_series", "no_history", "no_cohort", "no_blood"]),
+    help="Ablation (repeatable).",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Evaluate a seeded subset of N items."
+)
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--timeout", "timeout_s", type=float, default=120.0, show_default=True, help="Per call, s.")
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def eval_cmd(
+    bench: Path | None,
+    official: Path | None,
+    model: str,
+    out: Path,
+    representation: str,
+    mode: str,
+    ablate: tuple[str, ...],
+    limit: int | None,
+    concurrency: int,
+    max_tokens: int,
+    temperature: float,
+    seed: int,
+    timeout_s: float,
+    retries: int,
+    quiet: bool,
+) -> None:
+    """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted)."""
+    from wearbench._registry import registry
+    from wearbench.models import GenerateConfig
+    from wearbench.runner import Setting, evaluate
+
+    bench_dir = _bench_for(bench, official, out)
+    registry.get("representation", representation)  # unknown names fail early, with suggestions
+    setting = Setting(representation, mode, ablate)  # type: ignore[arg-type]
+    config = GenerateConfig(max_tokens, temperature, seed, timeout_s, retries)
+    with _progress_bar(f"eval {model}", _show_progress(quiet)) as progress:
+        summary = evaluate(
+            bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
+            progress=progress,
+        )  # fmt: skip
+    from wearbench.runner import RunStore
+    from wearbench.scoring import score_run
+
+    with RunStore(out) as store:
+        rows = store.rows(summary.info.run_id)
+    from wearbench.bench import read_items
+
+    items = {i.id: i for i in read_items(bench_dir)}
+    score = score_run(rows, {k: v for k, v in items.items() if any(r.item_id == k for r in rows)})
+    retried = f", {summary.retried} errored item(s) retried" if summary.retried else ""
+    click.echo(f"{summary.info.run_id}: {summary.answered} item(s) answered now{retried}")
+    click.echo(score.summary_line())
+
+
+@click.command("score")
+@click.argument("rundir", type=click.Path(path_type=Path))
+@click.option("--run", "run_id", default=None, help="Run id or prefix (default: every run in RUNDIR).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
+    """Accuracy with its 95% CI, overall and by label, for the runs in RUNDIR."""
+    from wearbench.scoring import score_store
+
+    scores = score_store(rundir, run_id)
+    if fmt == "json":
+        payload = [s.to_dict() for s in scores]
+        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, sort_keys=True))
+        return
+    for s in scores:
+        click.echo(s.to_text())
+
+
+@click.command("report")
+@click.argument("rundirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True)
+def report_cmd(rundirs: tuple[Path, ...], out: Path) -> None:
+    """One self-contained HTML report (leaderboard, per-label bars, position bias, examples)."""
+    from wearbench.report import report_runs
+
+    path = report_runs(list(rundirs), out)
+    click.echo(f"wrote {path}")
+
+
+@click.command("export")
+@click.argument("fmt", type=click.Choice(["hf", "inspect"]))
+@click.argument("bench", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
+def export_cmd(fmt: str, bench: Path, out: Path) -> None:
+    """Export BENCH as Hugging Face datasets Parquet (hf) or as an Inspect task (inspect)."""
+    from wearbench.interop import export_hf, export_inspect
+
+    path = export_hf(bench, out) if fmt == "hf" else export_inspect(bench, out)
+    click.echo(f"wrote {path}")

@@ -1,0 +1,242 @@
+"""Anthropic Messages API adapter.
+
+The ``anthropic`` SDK is imported in the constructor, never at module import. SDK retries
+are off; :func:`~wearbench.models._retry.call_with_retries` retries and counts them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from wearbench.models._openai import LLM_INSTALL_HINT, json_object, response_text, retry_after_s
+from wearbench.models._pricing import cost_usd
+from wearbench.models._retry import call_with_retries
+from wearbench.models._types import (
+    GenerateConfig,
+    ImagePart,
+    Message,
+    ModelError,
+    ModelOutput,
+    TextPart,
+    ToolCall,
+    ToolSpec,
+    TransientModelError,
+)
+
+__all__ = ["DEFAULT_ANTHROPIC_BASE_URL", "AnthropicChat"]
+
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+
+def _block(p: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(p, TextPart):
+        return {"type": "text", "text": p.text}
+    data = base64.b64encode(p.png).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+def _tool_use(c: ToolCall) -> dict[str, Any]:
+    try:
+        args = json.loads(c.arguments) if c.arguments.strip() else {}
+    except ValueError as e:
+        raise ModelError(
+            f"tool call {c.id!r} ({c.name}): arguments are not JSON: {c.arguments[:80]!r}"
+        ) from e
+    return {"type": "tool_use", "id": c.id, "name": c.name, "input": args}
+
+
+def _blocks(m: Message) -> list[dict[str, Any]]:
+    if m.role == "tool":
+        if m.tool_call_id is None:
+            raise ModelError("a 'tool' message needs tool_call_id (the call it answers)")
+        return [{"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.text}]
+    if isinstance(m.content, str):
+        blocks = [{"type": "text", "text": m.content}] if m.content else []
+    elif m.role != "user" and any(isinstance(p, ImagePart) for p in m.content):
+        raise ModelError(f"image parts are only allowed in user messages, not {m.role!r}")
+    else:
+        blocks = [_block(p) for p in m.content]
+    return blocks + [_tool_use(c) for c in m.tool_calls]
+
+
+def to_anthropic(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Split ``messages`` into the ``system`` text and Messages-API turns.
+
+    System messages are joined into ``system``; ``tool`` messages become ``tool_result``
+    blocks of a user turn; consecutive turns of one role are merged (the API alternates).
+    """
+    system = [m.text for m in messages if m.role == "system"]
+    turns: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        role = "assistant" if m.role == "assistant" else "user"
+        blocks = _blocks(m)
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return ("\n\n".join(system) if system else None), turns
+
+
+def parse_message(data: Any, what: str) -> ModelOutput:
+    """Read a Messages-API JSON response into a :class:`ModelOutput` (usage, no cost/latency).
+
+    Raises:
+        TransientModelError: If ``data`` has no list of ``content`` blocks (garbage).
+    """
+    try:
+        blocks = list(data["content"])
+        texts = [str(b["text"]) for b in blocks if b.get("type") == "text"]
+        calls = tuple(
+            ToolCall(id=str(b["id"]), name=str(b["name"]), arguments=json.dumps(b.get("input", {})))
+            for b in blocks
+            if b.get("type") == "tool_use"
+        )
+    except (KeyError, TypeError, AttributeError) as e:
+        raise TransientModelError(f"{what}: malformed response, no content blocks ({e!r})") from e
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    tokens = [usage.get(k) for k in ("input_tokens", "output_tokens")]
+    tokens = [t if isinstance(t, int) and not isinstance(t, bool) else None for t in tokens]
+    model, reason = data.get("model"), data.get("stop_reason")
+    return ModelOutput(
+        text="".join(texts),
+        tool_calls=calls,
+        prompt_tokens=tokens[0],
+        completion_tokens=tokens[1],
+        stop_reason=reason if isinstance(reason, str) else None,
+        model=model if isinstance(model, str) else None,
+    )
+
+
+class AnthropicChat:
+    """A Claude model behind the Anthropic Messages API.
+
+    Attributes:
+        name: ``anthropic:{model}``, with ``@{base_url}`` appended for a non-default API root.
+        vision: True.
+        tools: True.
+    """
+
+    vision: bool = True
+    tools: bool = True
+
+    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None) -> None:
+        """Build the client (no request is made).
+
+        Args:
+            model: Model id, e.g. ``claude-sonnet-4-20250514``.
+            api_key: Key; default: env ``ANTHROPIC_API_KEY``.
+            base_url: API root; default: env ``ANTHROPIC_BASE_URL``, else the Anthropic API.
+
+        Raises:
+            ModelError: If the SDK or the key is missing.
+        """
+        try:
+            import anthropic
+        except ImportError as e:
+            raise ModelError(f"the Anthropic adapter needs the anthropic SDK: {LLM_INSTALL_HINT}") from e
+        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not api_key:
+            raise ModelError(f"anthropic:{model}: no API key; set ANTHROPIC_API_KEY")
+        base_url = (base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL).rstrip(
+            "/"
+        )
+        self.model = model
+        self.base_url = base_url
+        at = "" if base_url == DEFAULT_ANTHROPIC_BASE_URL else f"@{base_url}"
+        self.name = f"anthropic:{model}{at}"
+        self._sdk: Any = anthropic
+        self._client: Any = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=None
+        )
+
+    def _map_error(self, e: Exception) -> ModelError:
+        sdk = self._sdk
+        if isinstance(e, sdk.RateLimitError):
+            return TransientModelError(
+                f"{self.name}: HTTP 429 rate limited", retry_after_s(e.response.headers)
+            )
+        if isinstance(e, sdk.APITimeoutError):
+            return TransientModelError(f"{self.name}: request timed out")
+        if isinstance(e, sdk.APIConnectionError):
+            return TransientModelError(f"{self.name}: connection failed ({e})")
+        if isinstance(e, sdk.APIStatusError):
+            if e.status_code >= 500:  # includes 529 overloaded
+                return TransientModelError(
+                    f"{self.name}: HTTP {e.status_code}: {e.message}", retry_after_s(e.response.headers)
+                )
+            return ModelError(f"{self.name}: HTTP {e.status_code}: {e.message}")
+        if isinstance(e, sdk.APIResponseValidationError):
+            return TransientModelError(f"{self.name}: malformed response ({e})")
+        return ModelError(f"{self.name}: {type(e).__name__}: {e}")
+
+    async def _once(self, kwargs: dict[str, Any]) -> tuple[ModelOutput, float]:
+        start = time.perf_counter()
+        try:
+            raw = await self._client.messages.with_raw_response.create(**kwargs)
+            body = await response_text(raw)
+        except self._sdk.AnthropicError as e:
+            raise self._map_error(e) from e
+        latency = time.perf_counter() - start
+        return parse_message(json_object(body, self.name), self.name), latency
+
+    async def generate(
+        self, messages: Sequence[Message], config: GenerateConfig, tools: Sequence[ToolSpec] = ()
+    ) -> ModelOutput:
+        """One Messages-API call, retrying transient failures per ``config``.
+
+        ``config.seed`` is ignored (the API has none). ``config.temperature`` is sent in the
+        body; Claude models that reject sampling parameters answer HTTP 400 (permanent).
+
+        Args:
+            messages: The conversation; system messages go to ``system``.
+            config: Generation settings; ``timeout_s`` and ``backoff_s`` in seconds.
+            tools: Tools offered to the model.
+
+        Returns:
+            Text, tool calls (arguments as JSON strings), provider-reported tokens, cost in USD
+            (None for unpriced models), ``latency_s`` of the successful call in seconds, retries.
+
+        Raises:
+            ModelError: A permanent failure (HTTP 4xx other than 429), or retries exhausted.
+        """
+        system, turns = to_anthropic(messages)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": turns,
+            "max_tokens": config.max_tokens,
+            # anthropic SDK >= 1.0 dropped the ``temperature`` keyword; the API still takes it.
+            "extra_body": {"temperature": config.temperature},
+        }
+        if system is not None:
+            kwargs["system"] = system
+        if tools:
+            kwargs["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
+                for t in tools
+            ]
+        (out, latency), retries = await call_with_retries(lambda: self._once(kwargs), config, what=self.name)
+        return ModelOutput(
+            text=out.text,
+            tool_calls=out.tool_calls,
+            prompt_tokens=out.prompt_tokens,
+            completion_tokens=out.completion_tokens,
+            cost_usd=cost_usd(out.model or self.model, out.prompt_tokens, out.completion_tokens),
+            latency_s=latency,
+            retries=retries,
+            stop_reason=out.stop_reason,
+            model=out.model,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self._client.close()
+
+    def __repr__(self) -> str:
+        return f"AnthropicChat({self.name!r})"

@@ -1,0 +1,116 @@
+"""Model specs → chat model adapters, through the ``adapter`` registry.
+
+Accepted specs::
+
+    openai:MODEL@URL        an OpenAI-compatible server at URL (e.g. http://127.0.0.1:8080/v1)
+    openai:MODEL            URL from env OPENAI_BASE_URL, else the OpenAI API
+    anthropic:MODEL         the Anthropic API (key from env ANTHROPIC_API_KEY)
+    gguf:PATH[?chat_format=gemma&n_ctx=4096&n_threads=2]   a local GGUF file, in-process
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from wearbench._errors import UnknownNameError
+from wearbench._registry import registered, registry
+from wearbench.models._gguf import GGUF_INSTALL_HINT
+from wearbench.models._openai import LLM_INSTALL_HINT
+from wearbench.models._types import ChatModel, ModelError
+
+__all__ = ["SPEC_FORMS", "load_model"]
+
+SPEC_FORMS = "openai:MODEL@URL, openai:MODEL, anthropic:MODEL, gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]"
+
+adapter = registered("adapter")
+
+
+def _malformed(spec: str, why: str) -> ModelError:
+    return ModelError(f"malformed model spec {spec!r}: {why}; accepted forms: {SPEC_FORMS}")
+
+
+@adapter("openai", family="chat", extra="llm", install=LLM_INSTALL_HINT)
+def openai_adapter(rest: str) -> ChatModel:
+    """OpenAI-compatible chat completions: ``openai:MODEL@URL`` or ``openai:MODEL``."""
+    from wearbench.models._openai import OpenAIChat
+
+    model, at, url = rest.partition("@")
+    if not model or (at and not url):
+        raise _malformed(f"openai:{rest}", "expected openai:MODEL or openai:MODEL@URL")
+    return OpenAIChat(model, base_url=url or None)
+
+
+@adapter("anthropic", family="chat", extra="llm", install=LLM_INSTALL_HINT)
+def anthropic_adapter(rest: str) -> ChatModel:
+    """Anthropic Messages API: ``anthropic:MODEL``."""
+    from wearbench.models._anthropic import AnthropicChat
+
+    if not rest or "@" in rest or "?" in rest:
+        raise _malformed(f"anthropic:{rest}", "expected anthropic:MODEL")
+    return AnthropicChat(rest)
+
+
+def _positive_int(spec: str, key: str, value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise _malformed(spec, f"{key} must be a positive integer, got {value!r}")
+    return number
+
+
+@adapter("gguf", family="chat", install=GGUF_INSTALL_HINT)
+def gguf_adapter(rest: str) -> ChatModel:
+    """Local GGUF file run in-process: ``gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]``."""
+    from wearbench.models._gguf import GGUFChat
+
+    spec = f"gguf:{rest}"
+    path, _, query = rest.partition("?")
+    if not path:
+        raise _malformed(spec, "expected gguf:PATH")
+    chat_format: str | None = None
+    n_ctx, n_threads = 4096, None
+    for key, value in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
+        if key == "chat_format" and value:
+            chat_format = value
+        elif key == "n_ctx":
+            n_ctx = _positive_int(spec, key, value)
+        elif key == "n_threads":
+            n_threads = _positive_int(spec, key, value)
+        else:
+            raise _malformed(spec, f"unknown or empty option {key!r} (valid: chat_format, n_ctx, n_threads)")
+    return GGUFChat(path, chat_format=chat_format, n_ctx=n_ctx, n_threads=n_threads)
+
+
+def load_model(spec: str) -> ChatModel:
+    """Build the chat model adapter a spec names.
+
+    Args:
+        spec: ``SCHEME:REST``, one of the forms in :data:`SPEC_FORMS`.
+
+    Returns:
+        The adapter (SDK clients built, no request made; GGUF files are loaded).
+
+    Raises:
+        UnknownNameError: If the scheme is not a registered adapter (with close matches).
+        ModelError: If the spec is malformed, names a baseline rather than a chat model, the
+            SDK is missing (the message gives the install command), or a key is missing.
+    """
+    scheme, colon, rest = spec.strip().partition(":")
+    if not colon:
+        try:
+            entry = registry.get("adapter", scheme)
+        except UnknownNameError as e:
+            raise _malformed(spec, f"no 'SCHEME:' prefix ({e})") from e
+    else:
+        entry = registry.get("adapter", scheme)
+    family = entry.tags.get("family")
+    if family != "chat":
+        raise ModelError(
+            f"model spec {spec!r}: {scheme!r} is a {family or 'non-chat'} adapter, not a chat model"
+        )
+    if not colon or not rest:
+        raise _malformed(spec, f"nothing after {scheme!r}")
+    model: ChatModel = entry.obj(rest)
+    return model

@@ -1,0 +1,63 @@
+"""Prompts: how an item and its user's data are shown to a model, and how a letter is read back.
+
+:func:`data_view` collects what is shown (honouring the ablations); registered
+representations (``row``, ``column``, ``csv``, ``markdown``, ``csv+stats``,
+``markdown+stats``, ``plot``, ``plot-grouped``) format it; :func:`build_messages`,
+:func:`agent_messages` and the multiview functions make chat messages per mode;
+:func:`parse_letter` reads the answer; :func:`count_tokens` measures prompt size.
+"""
+
+from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
+from wearbench.prompts._messages import (
+    AGENT_TOOL,
+    FALLBACK_REPRESENTATION,
+    agent_messages,
+    available_representations,
+    build_messages,
+    multiview_followup,
+    multiview_messages,
+    question_text,
+)
+from wearbench.prompts._parse import parse_letter, parse_representation_choice
+from wearbench.prompts._plots import plot, plot_grouped, range_groups
+from wearbench.prompts._text import Parts, column, csv, csv_stats, markdown, markdown_stats, row
+from wearbench.prompts._tokens import IMAGE_TOKENS, TokenCount, approx_tokens, count_tokens, prompt_tokens
+from wearbench.prompts._view import BloodValue, DataView, Series, agent_frame, column_name, data_view
+
+__all__ = [
+    "AGENT_TOOL",
+    "FALLBACK_REPRESENTATION",
+    "IMAGE_TOKENS",
+    "NA",
+    "BloodValue",
+    "DataView",
+    "Parts",
+    "Series",
+    "SummaryStats",
+    "TokenCount",
+    "agent_frame",
+    "agent_messages",
+    "approx_tokens",
+    "available_representations",
+    "build_messages",
+    "column",
+    "column_name",
+    "context_text",
+    "count_tokens",
+    "csv",
+    "csv_stats",
+    "data_view",
+    "markdown",
+    "markdown_stats",
+    "multiview_followup",
+    "multiview_messages",
+    "parse_letter",
+    "parse_representation_choice",
+    "plot",
+    "plot_grouped",
+    "prompt_tokens",
+    "question_text",
+    "range_groups",
+    "row",
+    "summary_stats",
+]

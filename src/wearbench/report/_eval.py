@@ -1,0 +1,264 @@
+"""`write_eval_report`: one self-contained static HTML page scoring and comparing evaluation runs.
+
+Sections: leaderboard, accuracy by label family (bars with Wilson whiskers), position bias
+(chosen vs gold letters), pairwise comparisons (paired bootstrap CI and exact McNemar), and
+example items (question, options, the user's series, each run's escaped response). Figures are
+inline base64 PNGs; there is no script and no external reference. The same inputs give the same
+bytes (fixed plot style, no timestamp unless ``generated`` is passed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from wearbench._errors import WearbenchError
+from wearbench._version import __version__
+from wearbench.bench import load_context, read_items
+from wearbench.questions import Item, UserContext
+from wearbench.report import _eval_html as H
+from wearbench.runner import ResultRow, RunInfo
+from wearbench.scoring import LABEL_FAMILIES, RunScore, compare_runs, covered_items, score_run
+from wearbench.scoring._breakdown import align_rows, check_bench
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["report_runs", "write_eval_report"]
+
+
+@dataclass(frozen=True)
+class _Run:
+    tag: str
+    info: RunInfo
+    rows: Mapping[str, ResultRow]
+    score: RunScore
+
+    @property
+    def label(self) -> str:
+        return H.run_label(self.tag, self.info)
+
+
+def _resolve_items(
+    runs: Sequence[tuple[RunInfo, Sequence[ResultRow]]], bench_dir: Path | None, items: Sequence[Item] | None
+) -> list[Item]:
+    if items is not None:
+        return list(items)
+    if bench_dir is not None:
+        return read_items(bench_dir)
+    benches = sorted({info.bench for info, _ in runs})
+    if len(benches) == 1 and Path(benches[0]).is_dir():
+        return read_items(Path(benches[0]))
+    raise WearbenchError("the report needs the benchmark's items: pass bench_dir (or items)")
+
+
+def _render(fig: Figure | None, alt: str, caption: str = "") -> str:
+    from wearbench.report._eval_plots import figure_uri
+
+    return "" if fig is None else H.figure(figure_uri(fig), alt, caption)
+
+
+def _label_figures(runs: Sequence[_Run]) -> str:
+    from wearbench.report._eval_plots import plot_label_family
+
+    parts = []
+    for family in LABEL_FAMILIES:
+        data = [(r.tag, r.score.by_label[family]) for r in runs if r.score.by_label[family]]
+        if data:
+            fig = plot_label_family(family, data)
+            parts.append(_render(fig, f"accuracy by {family}"))
+    if not parts:
+        return '<p class="note">No scored items.</p>'
+    key = "; ".join(f"{r.label}" for r in runs)
+    return f'<p class="note">{escape(key)}</p><div class="figs">{"".join(parts)}</div>'
+
+
+def _bias_figure(runs: Sequence[_Run]) -> str:
+    from wearbench.report._eval_plots import plot_position_bias
+
+    return _render(plot_position_bias([(r.label, r.score.position) for r in runs]), "position bias")
+
+
+def _comparisons(runs: Sequence[_Run], items: Sequence[Item], seed: int, n_boot: int) -> str:
+    pairs = []
+    for a, b in combinations(runs, 2):
+        c = compare_runs(a.rows.values(), b.rows.values(), items, seed=seed, n_boot=n_boot)
+        if c.n:
+            pairs.append((a.label, b.label, c))
+    return H.comparison_table(pairs) if pairs else ""
+
+
+def _pick_examples(items: Sequence[Item], runs: Sequence[_Run], n: int) -> list[Item]:
+    """Round-robin over question types (sorted), items answered by some run, by id within a type."""
+    answered = {i for r in runs for i in r.rows}
+    by_type: dict[str, list[Item]] = {}
+    for item in sorted(items, key=lambda i: i.id):
+        if item.id in answered:
+            by_type.setdefault(item.type, []).append(item)
+    queues = [by_type[t] for t in sorted(by_type)]
+    picked: list[Item] = []
+    depth = 0
+    while len(picked) < n and any(depth < len(q) for q in queues):
+        picked.extend(q[depth] for q in queues if depth < len(q))
+        depth += 1
+    return picked[:n]
+
+
+def _series(item: Item, bench_dir: Path | None, cache: dict[str, UserContext | None]) -> str:
+    if bench_dir is None:
+        return '<p class="note">Series not shown (no benchmark folder given).</p>'
+    if item.user_id not in cache:
+        try:
+            cache[item.user_id] = load_context(bench_dir, item.user_id)
+        except WearbenchError:
+            cache[item.user_id] = None
+    ctx = cache[item.user_id]
+    if ctx is None:
+        return '<p class="note">Series not shown (no stored context for this user).</p>'
+    from wearbench.report._eval_plots import plot_series
+
+    try:
+        fig = plot_series(item, ctx)
+    except WearbenchError:
+        fig = None
+    return _render(fig, f"series of {item.id}") or '<p class="note">No daily series for this item.</p>'
+
+
+def _examples(items: Sequence[Item], runs: Sequence[_Run], bench_dir: Path | None, n: int) -> str:
+    cache: dict[str, UserContext | None] = {}
+    return "".join(
+        H.example_item(item, [(r.tag, r.rows.get(item.id)) for r in runs], _series(item, bench_dir, cache))
+        for item in _pick_examples(items, runs, n)
+    )
+
+
+def _meta(
+    runs: Sequence[_Run], items: Sequence[Item], seed: int, n_boot: int, generated: str | None
+) -> list[str]:
+    hashes = sorted({r.info.bench_hash[:12] for r in runs})
+    users = len({i.user_id for i in items})
+    lines = [
+        f"{len(runs)} run(s) on {len(items)} items of {users} users; benchmark hash {', '.join(hashes)}; "
+        f"wearbench {__version__}",
+        f"Accuracy intervals: Wilson 95%; per-user bootstrap 95% percentile intervals over users "
+        f"({n_boot} replicates, seed {seed}). Chance is 0.1 (ten options).",
+    ]
+    if generated:
+        lines.append(f"Generated {generated}")
+    return lines
+
+
+def write_eval_report(
+    runs: Sequence[tuple[RunInfo, Sequence[ResultRow]]],
+    out: Path,
+    *,
+    bench_dir: Path | None = None,
+    n_examples: int = 6,
+    items: Sequence[Item] | None = None,
+    seed: int = 0,
+    n_boot: int = 2000,
+    generated: str | None = None,
+    title: str = "wearbench evaluation report",
+) -> Path:
+    """Write the evaluation report of one or more runs as one self-contained HTML file.
+
+    Args:
+        runs: ``(run info, its rows)`` per run; runs are tagged R1, R2 … in this order.
+        out: HTML file to write (parent folders are created).
+        bench_dir: Benchmark folder: its items, and the user contexts the example series are
+            drawn from (without it, examples show no series).
+        n_examples: Example items shown (round-robin over question types).
+        items: The benchmark's items, if already loaded (else read from ``bench_dir``, or from the
+            runs' common ``RunInfo.bench`` folder).
+        seed: Bootstrap seed; ``n_boot`` its replicates.
+        n_boot: Bootstrap replicates.
+        generated: Text shown as the generation time (none by default, so output is reproducible).
+        title: Page title.
+
+    Returns:
+        ``out``.
+
+    Raises:
+        WearbenchError: Without runs, without a way to find the items, or on rows that do not
+            belong to the benchmark.
+    """
+    if not runs:
+        raise WearbenchError("no runs to report")
+    all_items = _resolve_items(runs, bench_dir, items)
+    by_id = {i.id: i for i in all_items}
+    scored = [
+        _Run(
+            f"R{n}",
+            info,
+            align_rows(rows, by_id),
+            score_run(rows, covered_items(info, all_items), seed=seed, n_boot=n_boot),
+        )
+        for n, (info, rows) in enumerate(runs, start=1)
+    ]
+    board = sorted(scored, key=lambda r: (-(r.score.overall.k / max(r.score.overall.n, 1)), r.tag))
+    from wearbench.report._eval_plots import plot_style
+
+    with plot_style():
+        sections = _sections(scored, board, all_items, bench_dir, n_examples, seed, n_boot)
+    page = H.document(title, _meta(scored, all_items, seed, n_boot, generated), sections)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page, encoding="utf-8")
+    return out
+
+
+def _sections(
+    runs: Sequence[_Run],
+    board: Sequence[_Run],
+    items: Sequence[Item],
+    bench_dir: Path | None,
+    n_examples: int,
+    seed: int,
+    n_boot: int,
+) -> list[tuple[str, str, str]]:
+    specs = [
+        ("leaderboard", "Leaderboard", H.leaderboard_table([(r.tag, r.info, r.score) for r in board]),
+         "Runs by accuracy. Errored and unparsed answers count as wrong; missing items are not scored."),
+        ("labels", "Accuracy by label", _label_figures(runs),
+         "One figure per label family (bars: runs; whiskers: Wilson 95% CI; dashed: chance); "
+         "pair kind covers pair questions only. Runs:"),
+        ("position-bias", "Position bias", _bias_figure(runs),
+         "Share of parsed answers on each letter (bars) against the share of gold answers on it (line)."),
+        ("comparisons", "Pairwise comparisons", _comparisons(runs, items, seed, n_boot),
+         "B − A over items both runs answered; per-user paired bootstrap CI; exact McNemar test."),
+        ("examples", "Example items", _examples(items, runs, bench_dir, n_examples),
+         "Gold answer in green; each run's pick tagged blue (right) or red (wrong); responses verbatim."),
+    ]  # fmt: skip
+    return [(sid, title, H.section(sid, title, body, intro)) for sid, title, body, intro in specs if body]
+
+
+def report_runs(
+    rundirs: Sequence[Path], out: Path, *, n_examples: int = 6, seed: int = 0, n_boot: int = 2000
+) -> Path:
+    """Write the evaluation report of every run in the given run folders.
+
+    The runs must share one benchmark (same ``items.jsonl`` hash); its folder, as recorded in the
+    runs, provides the items and the series of the examples.
+
+    Raises:
+        WearbenchError: Without runs, with runs on different benchmarks, or when the benchmark
+            folder is gone or changed.
+    """
+    from wearbench.runner import RunStore
+
+    runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
+    for rundir in rundirs:
+        if not (Path(rundir) / "runs.sqlite").is_file():
+            raise WearbenchError(f"{rundir}: no run store (runs.sqlite)")
+        with RunStore(rundir) as store:
+            runs += [(info, store.rows(info.run_id)) for info in store.runs()]
+    if not runs:
+        raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
+    if len({info.bench_hash for info, _ in runs}) > 1:
+        raise WearbenchError("the runs were made on different benchmarks; report them separately")
+    check_bench(runs[0][0])
+    bench_dir = Path(runs[0][0].bench)
+    return write_eval_report(runs, out, bench_dir=bench_dir, n_examples=n_examples, seed=seed, n_boot=n_boot)

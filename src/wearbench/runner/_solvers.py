@@ -1,0 +1,152 @@
+"""Solvers: what answers an item. Baselines are registered adapters; chat models go through prompts.
+
+Every solver takes a :class:`Sample` (an item and its user's context) and a
+:class:`~wearbench.runner.Setting`, and returns an :class:`Answer`; the runner stores it.
+Baselines (registered under kind ``adapter`` with ``family="baseline"``, spec
+``baseline:NAME``):
+
+- ``random`` — a uniformly random letter per item (seeded by item id);
+- ``majority-position`` — always the letter that is most often correct in the benchmark;
+- ``oracle`` — replays each item's computation graph (primitives) and judges all ten options;
+- ``text-only`` — the shortcut audit's logistic regression on option text, no data, cross-fitted
+  by user folds so no item's own label is ever seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from wearbench._errors import WearbenchError
+from wearbench._registry import registered, registry
+from wearbench.bench._generate import stable_rng
+from wearbench.bench._shortcut import text_only_answers
+from wearbench.bench._verify import is_imported, judge_options
+from wearbench.questions import LETTERS, Item, UserContext, run_graph
+from wearbench.runner._records import Setting
+
+__all__ = ["Answer", "Sample", "Solver", "baseline_solver"]
+
+adapter = registered("adapter")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One item and its user's full context."""
+
+    item: Item
+    context: UserContext
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a solver returned for one item (see :class:`~wearbench.runner.ResultRow`)."""
+
+    response: str
+    letter: str | None
+    prompt_hash: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    retries: int = 0
+    error: str | None = None
+    transcript: str = "[]"
+    cached: bool = False
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Solver(Protocol):
+    """Answers items. ``name`` is the model spec stored with every row."""
+
+    name: str
+
+    async def solve(self, sample: Sample, setting: Setting) -> Answer:
+        """Answer one item."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release resources."""
+        ...
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()
+
+
+class _TableSolver:
+    """A baseline whose letters are computed up front (item id → letter)."""
+
+    def __init__(self, name: str, letters: Mapping[str, str]) -> None:
+        self.name = name
+        self._letters = dict(letters)
+
+    async def solve(self, sample: Sample, setting: Setting) -> Answer:
+        letter = self._letters.get(sample.item.id, "")
+        return Answer(letter, letter or None, _hash(self.name, sample.item.id))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _OracleSolver:
+    """Replays the item's graph on the user's context and judges the ten options."""
+
+    name = "baseline:oracle"
+
+    async def solve(self, sample: Sample, setting: Setting) -> Answer:
+        item = sample.item
+        if is_imported(item):
+            return Answer("", None, _hash(self.name, item.id), error="imported item: no graph to replay")
+        holds = judge_options(item, run_graph(item.graph, sample.context))
+        letter = holds[0] if len(holds) == 1 else None
+        return Answer(",".join(holds), letter, _hash(self.name, item.id))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@adapter("random", family="baseline")
+def _random(items: Sequence[Item], seed: int) -> Solver:
+    """Uniformly random letter per item (seeded by item id)."""
+    n = len(LETTERS)
+    return _TableSolver(
+        "baseline:random",
+        {i.id: LETTERS[int(stable_rng(seed, "random-solver", i.id).integers(n))] for i in items},
+    )
+
+
+@adapter("majority-position", family="baseline")
+def _majority(items: Sequence[Item], seed: int) -> Solver:
+    """Always the letter most often correct in the benchmark (ties: the earliest letter)."""
+    counts = Counter(i.answer for i in items)
+    best = max(LETTERS, key=lambda letter: (counts[letter], -LETTERS.index(letter)))
+    return _TableSolver("baseline:majority-position", {i.id: best for i in items})
+
+
+@adapter("oracle", family="baseline")
+def _oracle(items: Sequence[Item], seed: int) -> Solver:
+    """Replays each item's computation graph of registered primitives (scores 100% by design)."""
+    return _OracleSolver()
+
+
+@adapter("text-only", family="baseline")
+def _text_only(items: Sequence[Item], seed: int) -> Solver:
+    """Logistic regression on option text only (no data), cross-fitted by user folds per type."""
+    return _TableSolver("baseline:text-only", text_only_answers(items, seed=seed))
+
+
+def baseline_solver(name: str, items: Sequence[Item], seed: int = 0) -> Solver:
+    """A registered baseline by name (``random``, ``majority-position``, ``oracle``, ``text-only``).
+
+    Raises:
+        UnknownNameError: With close matches, if no adapter has that name.
+        WearbenchError: If the adapter is not a baseline.
+    """
+    entry = registry.get("adapter", name)
+    if entry.tags.get("family") != "baseline":
+        raise WearbenchError(f"adapter {name!r} is not a baseline; use its own spec form (e.g. {name}:MODEL)")
+    factory: Callable[[Sequence[Item], int], Solver] = entry.obj
+    return factory(items, seed)

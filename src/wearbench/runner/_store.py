@@ -1,0 +1,195 @@
+"""The SQLite run store: one row per item × run, append-safe, resumable, with a response cache.
+
+One file (``RUNDIR/runs.sqlite``) holds any number of runs (model × setting on a benchmark).
+Every answered item is committed on its own, in WAL mode, so a process killed at any moment
+(``kill -9``) loses at most the item in flight; ``INSERT OR IGNORE`` on the primary key
+``(run_id, item_id)`` means a re-run can never duplicate a row. Rows whose call failed
+(``error`` set) are deleted and retried when a run resumes. The response cache maps
+sha256(model, messages, params) to the model output, so an identical call is never paid twice,
+in this run or any other run sharing the store.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wearbench._errors import WearbenchError
+from wearbench._version import __version__
+from wearbench.models import ModelOutput
+from wearbench.runner._records import ResultRow, RunInfo, Setting
+
+__all__ = ["STORE_NAME", "RunStore"]
+
+STORE_NAME = "runs.sqlite"
+_SCHEMA_VERSION = 1
+_RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+    run_id TEXT PRIMARY KEY, model TEXT NOT NULL, setting TEXT NOT NULL, params TEXT NOT NULL,
+    bench TEXT NOT NULL, bench_hash TEXT NOT NULL, n_items INTEGER NOT NULL,
+    wearbench_version TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results(
+    run_id TEXT NOT NULL, item_id TEXT NOT NULL, user_id TEXT NOT NULL, model TEXT NOT NULL,
+    setting TEXT NOT NULL, prompt_hash TEXT NOT NULL, response TEXT NOT NULL, letter TEXT,
+    correct INTEGER NOT NULL, parse_failed INTEGER NOT NULL, prompt_tokens INTEGER,
+    completion_tokens INTEGER, cost_usd REAL, latency_s REAL NOT NULL, retries INTEGER NOT NULL,
+    error TEXT, transcript TEXT NOT NULL, cached INTEGER NOT NULL, extra TEXT NOT NULL,
+    created TEXT NOT NULL, PRIMARY KEY(run_id, item_id));
+CREATE TABLE IF NOT EXISTS cache(key TEXT PRIMARY KEY, model TEXT NOT NULL, output TEXT NOT NULL,
+    created TEXT NOT NULL);
+"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunStore:
+    """A run store at ``RUNDIR/runs.sqlite`` (created on first use).
+
+    Args:
+        rundir: Run folder (created if missing).
+    """
+
+    def __init__(self, rundir: str | Path) -> None:
+        self.rundir = Path(rundir)
+        self.path = self.rundir / STORE_NAME
+        try:
+            self.rundir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: safe against process kills
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.executescript(_SCHEMA)
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(_SCHEMA_VERSION),)
+            )
+        except sqlite3.DatabaseError as e:
+            raise WearbenchError(f"{self.path}: not a usable run store ({e})") from e
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # runs -------------------------------------------------------------------------------------
+    def ensure_run(self, info: RunInfo) -> None:
+        """Record a run (no-op if it exists with the same id)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO runs VALUES(?,?,?,?,?,?,?,?,?)",
+                (
+                    info.run_id,
+                    info.model,
+                    info.setting.key(),
+                    json.dumps(dict(info.params), sort_keys=True),
+                    info.bench,
+                    info.bench_hash,
+                    info.n_items,
+                    __version__,
+                    _now(),
+                ),
+            )
+
+    def runs(self) -> list[RunInfo]:
+        """Every run in the store, in creation order."""
+        cur = self._db.execute(
+            "SELECT run_id, model, setting, params, bench, bench_hash, n_items FROM runs ORDER BY rowid"
+        )
+        return [
+            RunInfo(r[0], r[1], Setting.from_key(r[2]), json.loads(r[3]), r[4], r[5], int(r[6]))
+            for r in cur.fetchall()
+        ]
+
+    def run(self, run_id: str) -> RunInfo:
+        """One run by id (a unique prefix is enough).
+
+        Raises:
+            WearbenchError: If no run, or more than one, matches.
+        """
+        hits = [r for r in self.runs() if r.run_id.startswith(run_id)]
+        if len(hits) != 1:
+            known = ", ".join(r.run_id for r in self.runs()) or "none"
+            raise WearbenchError(f"{self.path}: {len(hits)} runs match {run_id!r} (runs: {known})")
+        return hits[0]
+
+    # results ----------------------------------------------------------------------------------
+    def add(self, row: ResultRow) -> bool:
+        """Append one result (committed at once); False if the item was already stored."""
+        values = [_to_sql(getattr(row, c)) for c in _RESULT_COLUMNS]
+        with self._tx() as db:
+            cur = db.execute(
+                f"INSERT OR IGNORE INTO results({','.join(_RESULT_COLUMNS)}, created) "
+                f"VALUES({','.join('?' * (len(values) + 1))})",
+                (*values, _now()),
+            )
+        return cur.rowcount == 1
+
+    def done(self, run_id: str) -> set[str]:
+        """Item ids of the run that have a stored answer without an error."""
+        cur = self._db.execute("SELECT item_id FROM results WHERE run_id=? AND error IS NULL", (run_id,))
+        return {r[0] for r in cur.fetchall()}
+
+    def drop_errors(self, run_id: str) -> int:
+        """Delete the run's errored rows (so a resumed run retries them); returns how many."""
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM results WHERE run_id=? AND error IS NOT NULL", (run_id,))
+        return cur.rowcount
+
+    def rows(self, run_id: str) -> list[ResultRow]:
+        """The run's rows, sorted by item id."""
+        cur = self._db.execute(
+            f"SELECT {','.join(_RESULT_COLUMNS)} FROM results WHERE run_id=? ORDER BY item_id", (run_id,)
+        )
+        return [_row(r) for r in cur.fetchall()]
+
+    # cache ------------------------------------------------------------------------------------
+    def cached(self, key: str) -> ModelOutput | None:
+        """The cached output for a prompt hash, if any."""
+        hit = self._db.execute("SELECT output FROM cache WHERE key=?", (key,)).fetchone()
+        return ModelOutput.from_dict(json.loads(hit[0])) if hit else None
+
+    def cache(self, key: str, model: str, output: ModelOutput) -> None:
+        """Store an output under a prompt hash (first write wins)."""
+        blob = json.dumps(output.to_dict(), sort_keys=True, ensure_ascii=False)
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO cache VALUES(?,?,?,?)", (key, model, blob, _now()))
+
+
+def _to_sql(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Mapping):
+        return json.dumps(dict(value), sort_keys=True)
+    return value
+
+
+def _row(values: Sequence[Any]) -> ResultRow:
+    data = dict(zip(_RESULT_COLUMNS, values, strict=True))
+    for key in ("correct", "parse_failed", "cached"):
+        data[key] = bool(data[key])
+    data["extra"] = json.loads(data["extra"])
+    return ResultRow(**data)
