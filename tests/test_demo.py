@@ -6,8 +6,8 @@ from wearbench.report import run_demo
 
 
 def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
-    first = run_demo(tmp_path / "a", n_users=12, n_days=150, seed=3, reference_users=200)
-    second = run_demo(tmp_path / "b", n_users=12, n_days=150, seed=3, reference_users=200)
+    first = run_demo(tmp_path / "a", n_users=12, n_days=150, seed=3, reference_users=200, local_model=False)
+    second = run_demo(tmp_path / "b", n_users=12, n_days=150, seed=3, reference_users=200, local_model=False)
     names = sorted(p.name for p in (tmp_path / "a").iterdir() if p.is_file())
     assert {
         "report.html",
@@ -16,6 +16,7 @@ def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
         "describe.txt",
         "planted_audit.json",
         "bench_summary.json",
+        "eval-report.html",
     } <= set(names)
     assert len(first.figures) == 6
     for name in names:
@@ -29,7 +30,7 @@ def test_demo_writes_report_and_is_byte_deterministic(tmp_path: Path) -> None:
 
 
 def test_demo_builds_and_verifies_a_benchmark(tmp_path: Path) -> None:
-    result = run_demo(tmp_path, n_users=12, n_days=150, seed=4, reference_users=200)
+    result = run_demo(tmp_path, n_users=12, n_days=150, seed=4, reference_users=200, local_model=False)
     bench = result.bench
     assert result.bench_dir == tmp_path / "bench"
     assert (tmp_path / "bench" / "items.jsonl").is_file()
@@ -43,3 +44,18 @@ def test_demo_builds_and_verifies_a_benchmark(tmp_path: Path) -> None:
     assert "Benchmark checks and reference solvers" in html
     assert "shortcut audit" in html
     assert any(line.startswith("verified ") for line in result.summary_lines())
+
+
+def test_demo_evaluates_the_baselines(tmp_path: Path) -> None:
+    result = run_demo(tmp_path, n_users=12, n_days=150, seed=5, reference_users=200, local_model=False)
+    evals = result.evals
+    n = result.bench["n_items"]
+    assert evals["baseline:oracle"]["accuracy"] == 1.0
+    assert evals["baseline:oracle"]["n"] == n
+    random = evals["baseline:random"]
+    assert random["ci_low"] <= 0.10 <= random["ci_high"]
+    assert evals["baseline:text-only"]["ci_low"] <= 0.10  # never significantly above chance
+    assert not any(r["parse_failures"] for k, r in evals.items() if k != "report")
+    html = (tmp_path / "eval-report.html").read_text()
+    assert "baseline:text-only" in html
+    assert any(line.startswith("eval baseline:oracle: 1.000") for line in result.summary_lines())

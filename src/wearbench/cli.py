@@ -94,13 +94,20 @@ def _json_default(obj: Any) -> Any:
 @click.option("--users", "n_users", type=click.IntRange(min=2), default=50, show_default=True)
 @click.option("--days", "n_days", type=click.IntRange(min=60), default=365, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--local-model/--no-local-model",
+    default=None,
+    help="Also evaluate the bundled local GGUF model on a few items [default: if installed].",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def demo(out: Path, n_users: int, n_days: int, seed: int, quiet: bool) -> None:
-    """Synthesise a small cohort, validate and describe it, build and verify a benchmark, write a report."""
+def demo(out: Path, n_users: int, n_days: int, seed: int, local_model: bool | None, quiet: bool) -> None:
+    """Synthesise a cohort, validate, describe, build and verify a benchmark, evaluate baselines, report."""
     from wearbench.report import run_demo
 
     with _progress_bar("demo", _show_progress(quiet)) as progress:
-        result = run_demo(out, n_users=n_users, n_days=n_days, seed=seed, progress=progress)
+        result = run_demo(
+            out, n_users=n_users, n_days=n_days, seed=seed, local_model=local_model, progress=progress
+        )
     for line in result.summary_lines():
         click.echo(line)
 

