@@ -45,6 +45,7 @@ test: lint sysdeps
 bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/synth.py
 	$(BIN)/python benchmarks/build.py
+	$(BIN)/python benchmarks/eval.py
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache

@@ -43,13 +43,6 @@ def test_prompt_tokens_counts_images(monkeypatch):
     assert prompt_tokens(msgs) == TokenCount(6 + IMAGE_TOKENS, "approx")
 
 
-def test_cached_gguf_is_reused(tmp_path):
-    path = tmp_path / "m.gguf"
-    path.write_bytes(b"x")
-    assert _tokens._ensure_gguf(path) == path
-    assert path.read_bytes() == b"x"
-
-
 @pytest.mark.skipif(not HAS_LLAMA, reason="llama_cpp / gemma3 GGUF package not installed")
 def test_real_tokenizer_stable_and_close_to_approx(item, ctx):
     from wearbench.prompts import build_messages

@@ -12,6 +12,7 @@ from wearbench.models._local import gemma_model_path, model_cache_dir
 from wearbench.models._openai import OpenAIChat
 from wearbench.models._pricing import cost_usd
 from wearbench.models._retry import call_with_retries
+from wearbench.models._server import llama_server
 from wearbench.models._types import (
     ChatModel,
     GenerateConfig,
@@ -43,6 +44,7 @@ __all__ = [
     "call_with_retries",
     "cost_usd",
     "gemma_model_path",
+    "llama_server",
     "load_model",
     "model_cache_dir",
     "prompt_hash",
