@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from wearbench._errors import WearbenchError
@@ -129,14 +130,21 @@ async def run_solver(
     return len(todo)
 
 
+@dataclass(frozen=True)
 class EvalSummary:
-    """What :func:`evaluate` did: the run, items answered now, errored rows retried."""
+    """What :func:`evaluate` did.
 
-    def __init__(self, info: RunInfo, answered: int, retried: int, rundir: Path) -> None:
-        self.info = info
-        self.answered = answered
-        self.retried = retried
-        self.rundir = rundir
+    Attributes:
+        info: The run.
+        answered: Items answered in this call (0 when the run was already complete).
+        retried: Errored rows of an earlier call that this call asked again.
+        rundir: The run folder.
+    """
+
+    info: RunInfo
+    answered: int
+    retried: int
+    rundir: Path
 
 
 def evaluate(
