@@ -164,3 +164,11 @@ def test_changed_benchmark_is_refused(eval_bench, eval_items, tmp_path):
         store.ensure_run(replace(info, bench=str(bench)))
     with pytest.raises(WearbenchError, match="changed since the run"):
         score_store(tmp_path / "runs2")
+
+
+def test_local_model_paths_are_shortened_for_display() -> None:
+    from wearbench.report._eval_html import model_label
+
+    assert model_label("gguf:/root/.cache/m.gguf?chat_format=gemma") == "gguf:m.gguf?chat_format=gemma"
+    assert model_label("gguf:m.gguf") == "gguf:m.gguf"
+    assert model_label("openai:gpt-4o@http://127.0.0.1:8000/v1") == "openai:gpt-4o@http://127.0.0.1:8000/v1"

@@ -43,11 +43,24 @@ pre.response{white-space:pre-wrap;background:#f7f7f7;padding:.5em;max-height:24e
 _RESPONSE_CHARS = 6000
 
 
+def model_label(model: str) -> str:
+    """A model spec for display: a local file path is shortened to its file name.
+
+    ``gguf:/root/.cache/m.gguf?chat_format=gemma`` → ``gguf:m.gguf?chat_format=gemma``; every
+    other spec is shown as is (the full spec stays in the run store).
+    """
+    scheme, sep, rest = model.partition(":")
+    if scheme != "gguf" or not sep:
+        return model
+    path, q, query = rest.partition("?")
+    return f"gguf:{path.rsplit('/', 1)[-1]}{q}{query}"
+
+
 def run_label(tag: str, info: RunInfo) -> str:
     """Short run name for legends: ``R1 model (mode, representation[, -ablations])``."""
     s = info.setting
     ablate = f", -{'-'.join(s.ablations)}" if s.ablations else ""
-    return f"{tag} {info.model} ({s.mode}, {s.representation}{ablate})"
+    return f"{tag} {model_label(info.model)} ({s.mode}, {s.representation}{ablate})"
 
 
 def _setting(info: RunInfo) -> str:
@@ -93,7 +106,7 @@ def leaderboard_table(runs: Sequence[tuple[str, RunInfo, RunScore]]) -> str:
         rows.append(
             [
                 tag,
-                info.model,
+                model_label(info.model),
                 _setting(info),
                 f"{a.n}/{s.n_items}",
                 f"{_num(a.value)} [{a.lo:.3f}–{a.hi:.3f}]" if a.n else "–",
