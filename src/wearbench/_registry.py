@@ -41,6 +41,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "question": ("wearbench.primitives", "wearbench.questions.types"),
     "adapter": ("wearbench.models", "wearbench.runner"),
     "representation": ("wearbench.prompts",),
+    "loader": ("wearbench.sources.loaders",),
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
