@@ -54,22 +54,20 @@ def test_assembly_counts_every_repair_and_fills_the_schema() -> None:
     assert demo.loc["b", "sex"] is None
 
 
-def test_import_source_writes_a_valid_cohort_and_report(tmp_path, monkeypatch) -> None:
-
+@pytest.fixture
+def toy_loader() -> Iterator[str]:
     registry.register("loader", "toy-test-loader", lambda path, log: _loaded())
-    try:
-        (tmp_path / "in.txt").write_text("x")
-        cohort, report = import_source("toy-test-loader", tmp_path / "in.txt", tmp_path / "cohort")
-    finally:
-        registry._entries["loader"].pop("toy-test-loader")
+    yield "toy-test-loader"
+    registry._entries["loader"].pop("toy-test-loader")
+
+
+def test_import_source_writes_a_valid_cohort_and_report(tmp_path: Path, toy_loader: str) -> None:
+    (tmp_path / "in.txt").write_text("x")
+    _, report = import_source(toy_loader, tmp_path / "in.txt", tmp_path / "cohort")
     assert validate_cohort(tmp_path / "cohort").ok
     assert (tmp_path / "cohort" / REPORT_NAME).is_file()
-    assert (report.users, report.days, report.first_date, report.last_date) == (
-        2,
-        3,
-        "2024-01-01",
-        "2024-01-03",
-    )
+    assert (report.users, report.days) == (2, 3)
+    assert (report.first_date, report.last_date) == ("2024-01-01", "2024-01-03")
     assert report.coverage["resting_hr"] == 1.0
     assert report.coverage["hrv"] == 0.0
     assert any(line.startswith("not in this source: hrv") for line in report.lines())
