@@ -1,3 +1,4 @@
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
