@@ -17,6 +17,9 @@ def _args(params: dict[str, Any]) -> str:
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "primitive": ("inputs", "units", "cost"),
     "question": ("reasoning", "signals", "grounding", "dependency", "version"),
+    "adapter": ("family",),
+    "representation": ("image",),
+    "loader": ("formats",),
 }
 
 
@@ -49,7 +52,9 @@ def _markdown(kind: str, rows: list[dict[str, Any]]) -> str:
 def _detail(kind: str, row: dict[str, Any]) -> str:
     if kind == "question":
         return " · ".join(str(row["tags"].get(c, "")) for c in _COLUMNS["question"][:-1])
-    return _args(row["parameters"])
+    if kind == "primitive":
+        return _args(row["parameters"])
+    return " · ".join(f"{c}: {row['tags'][c]}" for c in _COLUMNS.get(kind, ()) if c in row["tags"])
 
 
 def render_catalogue(kind: str, fmt: str = "text") -> str:
@@ -65,5 +70,10 @@ def render_catalogue(kind: str, fmt: str = "text") -> str:
         return _markdown(kind, rows)
     if fmt == "text":
         width = max((len(r["name"]) for r in rows), default=0)
-        return "".join(f"{r['name']:<{width}}  {r['summary']}\n    {_detail(kind, r)}\n" for r in rows)
+        lines = []
+        for r in rows:
+            detail = _detail(kind, r)
+            keep = detail or kind == "primitive"  # primitives: always a parameter line
+            lines.append(f"{r['name']:<{width}}  {r['summary']}\n" + (f"    {detail}\n" if keep else ""))
+        return "".join(lines)
     raise ValueError(f"unknown format {fmt!r}; valid: text, markdown, json")

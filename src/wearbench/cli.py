@@ -220,12 +220,16 @@ def solve(bench: Path, solver: str, seed: int) -> None:
 
 
 @cli.command("list")
-@click.argument("kind", type=click.Choice(["primitive", "question"]), default="primitive")
+@click.argument(
+    "kind",
+    type=click.Choice(["primitive", "question", "adapter", "representation", "loader"]),
+    default="primitive",
+)
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
 )
 def list_registered(kind: str, fmt: str) -> None:
-    """List registered KIND: primitives or question types (docs/primitives.md, docs/questions.md)."""
+    """List registered KIND: primitives, question types, model adapters, representations or loaders."""
     from wearbench._catalogue import render_catalogue
 
     click.echo(render_catalogue(kind, fmt), nl=False)
@@ -233,8 +237,9 @@ def list_registered(kind: str, fmt: str) -> None:
 
 def _add_eval_commands() -> None:
     from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
+    from wearbench._cli_import import import_cmd
 
-    for command in (eval_cmd, score_cmd, report_cmd, export_cmd):
+    for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd):
         cli.add_command(command)
 
 
