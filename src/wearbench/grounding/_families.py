@@ -37,6 +37,8 @@ def window_stacks(
     ``≥ min_end - 1``), capped at ``max_windows``.
     """
     k = min([max_windows, *(len(_ends(c, step, min_end, max_windows)) for c in contexts)])
+    if k == 0:  # some user is too short for any window
+        return [np.empty((0, days)) for _ in contexts]
     return [
         np.stack([c.span(metric, e, days) for e in _ends(c, step, min_end, k)]).reshape(k, days)
         for c in contexts
@@ -55,7 +57,11 @@ def family_null(
     min_end: int,
     max_windows: int = 18,
 ) -> NullResult | None:
-    """Null test of one family (None with fewer than two users or no common window)."""
+    """Null test of one family (None with fewer than two users or no common window).
+
+    Users whose record is too short for a single window (real cohorts have them) take no part.
+    """
+    contexts = [c for c in contexts if _ends(c, step, min_end, 1)]
     if len(contexts) < 2:
         return None
     xs = window_stacks(contexts, x_metric, days, step=step, min_end=min_end, max_windows=max_windows)

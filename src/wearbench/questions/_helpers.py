@@ -10,9 +10,11 @@ from typing import Any, TypeVar
 import numpy as np
 
 from wearbench.cohort import metric as metric_spec
+from wearbench.questions._context import UserContext
 from wearbench.questions._qtype import Drop
 
 __all__ = [
+    "choose_metric",
     "fmt_value",
     "keep_share",
     "magnitude_edges",
@@ -30,6 +32,29 @@ def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
     share = float(np.isfinite(values).mean()) if values.size else 0.0
     if share < min_share:
         raise Drop(f"too few days present for the question ({what})")
+
+
+def choose_metric(
+    ctx: UserContext, end: int, days: int, metrics: Sequence[str], min_share: float, rng: np.random.Generator
+) -> str:
+    """A metric drawn uniformly among those with enough of the window present.
+
+    Candidates are ``metrics`` with at least ``min_share`` of the ``days`` ending at index
+    ``end`` present. Real cohorts lack whole metrics (no HRV in a Fitbit export) or have gaps;
+    drawing among the metrics with data keeps such a window instead of dropping it. When every
+    metric has data the draw is the same as ``rng.choice(metrics)``.
+
+    Raises:
+        Drop: If no metric has enough days present.
+    """
+    available = [m for m in metrics if m in ctx.metrics and _share(ctx.span(m, end, days)) >= min_share]
+    if not available:
+        raise Drop("too few days present for the question (in every metric)")
+    return str(rng.choice(available))
+
+
+def _share(values: np.ndarray) -> float:
+    return float(np.isfinite(values).mean()) if values.size else 0.0
 
 
 def magnitude_edges(pool_values: np.ndarray, n_bins: int) -> list[float]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import metric_phrase, paired_options, require_coverage
+from wearbench.questions._helpers import choose_metric, metric_phrase, paired_options, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -49,14 +49,14 @@ class Anomaly(QuestionType):
     """Which day of the 28-day window deviates most from the personal baseline."""
 
     name = "anomaly"
-    version = 1
+    version = 2
     labels = Labels("data", "single", "literature", "window")
     min_history = 28 + BASELINE_DAYS
     max_per_user = 2
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Rank the window days by |robust z| for a random metric and ask for the top one."""
-        metric = str(rng.choice(METRICS))
+        metric = choose_metric(ctx, end, self.window_days, METRICS, 0.8, rng)
         w = self.window_days
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, w + BASELINE_DAYS)

@@ -32,7 +32,7 @@ import numpy as np
 
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import require_coverage
+from wearbench.questions._helpers import choose_metric, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -152,13 +152,13 @@ class CohortPosition(QuestionType):
     """Band of a 28-day median among cohort reference percentiles (age band, sex) and its health reading."""
 
     name = "cohort_position"
-    version = 2
+    version = 3
     labels = Labels("health", "single", "literature", "window")
     max_per_user = 3
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Pick a metric with reference percentiles, band its 28-day median, and read the band."""
-        metric = str(rng.choice(list(METRICS)))
+        metric = choose_metric(ctx, end, self.window_days, list(METRICS), 0.7, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         ref = g.reference(metric)
         if len(ref.value) < 2:

@@ -33,7 +33,7 @@ import numpy as np
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import keep_share, metric_phrase, require_coverage
+from wearbench.questions._helpers import choose_metric, keep_share, metric_phrase, require_coverage
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -117,13 +117,13 @@ class Trend(QuestionType):
     """Direction and size of a 28-day trend, or no clear trend."""
 
     name = "trend"
-    version = 3
+    version = 4
     labels = Labels("data", "single", "literature", "window")
     max_per_user = 2
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Build the trend question for one metric chosen at random among those with data."""
-        metric = str(rng.choice(METRICS))
+        metric = choose_metric(ctx, end, self.window_days, METRICS, 0.7, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, self.window_days)
         require_coverage(s.value, 0.7, metric)

@@ -1,0 +1,141 @@
+"""Streaming access to ``export.xml`` (plain or inside ``export.zip``) and Apple's timestamps.
+
+The file is fed in 1 MiB chunks to the stdlib expat parser (the same parser
+``xml.etree.ElementTree.iterparse`` wraps) with start/end handlers, so no element tree is
+built and memory does not grow with the file; the handlers also get the current line number
+for error messages. Malformed or truncated XML raises a one-line :class:`WearbenchError`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+from xml.parsers import expat
+
+from wearbench._errors import WearbenchError
+
+__all__ = ["CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
+
+#: Bytes fed to the parser per call.
+CHUNK = 1 << 20
+_EPOCH = dt.date(1970, 1, 1).toordinal()
+_DAYS: dict[str, int] = {}
+
+#: ``start(name, attrs, line)`` and ``end(name)`` callbacks.
+Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None]]
+
+
+def parse_time(text: str) -> tuple[int, int]:
+    """Parse Apple's ``"2023-01-01 23:30:00 +0100"``.
+
+    Returns:
+        (UTC epoch seconds, UTC offset in seconds) — local wall time is their sum.
+
+    Raises:
+        ValueError: If ``text`` is not in that form.
+    """
+    if len(text) != 25 or text[19] != " " or text[20] not in "+-":
+        raise ValueError(f"not a 'YYYY-MM-DD hh:mm:ss +hhmm' time: {text!r}")
+    day = _DAYS.get(text[:10])
+    if day is None:
+        day = dt.date.fromisoformat(text[:10]).toordinal() - _EPOCH
+        _DAYS[text[:10]] = day
+    clock = int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
+    offset = int(text[21:23]) * 3600 + int(text[23:25]) * 60
+    if text[20] == "-":
+        offset = -offset
+    return day * 86400 + clock - offset, offset
+
+
+def export_member(names: list[str]) -> str | None:
+    """The ``export.xml`` inside a zip listing (``export_cda.xml`` and ``__MACOSX`` excluded)."""
+    hits = [n for n in names if (n == "export.xml" or n.endswith("/export.xml")) and "__MACOSX" not in n]
+    return min(hits, key=len) if hits else None
+
+
+@contextmanager
+def open_export(path: Path) -> Iterator[tuple[IO[bytes], str]]:
+    """Open ``export.xml`` or the ``export.xml`` inside ``export.zip`` as a byte stream.
+
+    Yields:
+        (stream, display name used in error messages).
+
+    Raises:
+        WearbenchError: If the zip is unreadable or has no ``export.xml``.
+    """
+    if path.is_dir():
+        for candidate in (path / "export.xml", path / "apple_health_export" / "export.xml"):
+            if candidate.is_file():
+                path = candidate
+                break
+        else:
+            raise WearbenchError(f"{path}: folder has no export.xml")
+    is_zip = zipfile.is_zipfile(path)
+    if not is_zip and path.suffix.lower() == ".zip":
+        raise WearbenchError(f"{path.name}: not a readable zip file (truncated download?)")
+    if is_zip:
+        try:
+            with zipfile.ZipFile(path) as zf:
+                member = export_member(zf.namelist())
+                if member is None:
+                    raise WearbenchError(f"{path.name}: zip has no export.xml")
+                with zf.open(member) as fh:
+                    yield fh, f"{path.name}:{member}"
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+            raise WearbenchError(f"{path.name}: unreadable zip: {exc}") from None
+        return
+    with path.open("rb") as fh:
+        yield fh, path.name
+
+
+def stream(path: Path, start: Callable[[str, dict[str, str], int], None], end: Callable[[str], None]) -> None:
+    """Parse the export, calling ``start(name, attrs, line)`` and ``end(name)`` per element.
+
+    Raises:
+        WearbenchError: Empty file, wrong root element, or malformed/truncated XML (with line
+            and column). Errors raised by the callbacks propagate unchanged.
+    """
+    with open_export(path) as (fh, name):
+        parser = expat.ParserCreate()
+        seen_root = False
+
+        def on_start(tag: str, attrs: dict[str, str]) -> None:
+            nonlocal seen_root
+            if not seen_root:
+                seen_root = True
+                if tag != "HealthData":
+                    raise WearbenchError(
+                        f"{name}: line {parser.CurrentLineNumber}: root element is <{tag}>, expected "
+                        "<HealthData> (not an Apple Health export)"
+                    )
+            start(tag, attrs, parser.CurrentLineNumber)
+
+        parser.StartElementHandler = on_start
+        parser.EndElementHandler = end
+        blank = True
+        try:
+            while chunk := fh.read(CHUNK):
+                blank = blank and not chunk.strip()
+                parser.Parse(chunk, False)
+        except expat.ExpatError as exc:
+            raise WearbenchError(
+                f"{name}: malformed XML at line {exc.lineno}, column {exc.offset}: {_reason(exc)}"
+            ) from None
+        if blank:
+            raise WearbenchError(f"{name}: file is empty (no <HealthData> element)")
+        try:
+            parser.Parse(b"", True)
+        except expat.ExpatError as exc:
+            raise WearbenchError(
+                f"{name}: XML ends early at line {exc.lineno}, column {exc.offset}: {_reason(exc)} "
+                "(truncated export?)"
+            ) from None
+
+
+def _reason(exc: expat.ExpatError) -> str:
+    return expat.ErrorString(exc.code) if exc.code is not None else str(exc)

@@ -1,0 +1,7 @@
+"""Fitbit loaders: ``fitabase`` (Fitabase CSV export) and ``pmdata`` (PMData Fitbit JSON layout)."""
+
+from wearbench.sources.fitbit._fitabase import load_fitabase, resting_hr_from_seconds
+from wearbench.sources.fitbit._overview import read_xlsx_rows
+from wearbench.sources.fitbit._pmdata import load_pmdata
+
+__all__ = ["load_fitabase", "load_pmdata", "read_xlsx_rows", "resting_hr_from_seconds"]
