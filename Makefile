@@ -46,6 +46,7 @@ bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/synth.py
 	$(BIN)/python benchmarks/build.py
 	$(BIN)/python benchmarks/eval.py
+	$(BIN)/python benchmarks/apple_health.py
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache

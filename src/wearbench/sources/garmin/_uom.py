@@ -17,7 +17,8 @@ The user id is ``<ID>`` (``UoMActivity2301.csv`` → ``2301``).
   once (counted). A day whose epochs cover < 16 h (first and last days, gap edges) gets no
   activity metrics (counted).
 * Sleep summaries: see :mod:`._uom_sleep`. 5-min monitoring: see :mod:`._uom_monitor`.
-* Glucose, insulin and nutrition are not read (not daily wearable metrics).
+* Glucose and insulin are not read (not daily wearable metrics); nutrition logs are read only to
+  check and report their dates (e.g. a meal dated 2204).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from wearbench._errors import WearbenchError
 from wearbench.sources import ImportLog, LoadedSource, loader
 from wearbench.sources.garmin._csv import parse_times, read_table, require_numbers
 from wearbench.sources.garmin._uom_monitor import monitoring_daily
+from wearbench.sources.garmin._uom_nutrition import check_nutrition
 from wearbench.sources.garmin._uom_sleep import nights_daily
 
 __all__ = ["activity_daily", "load_garmin_uom"]
@@ -208,6 +210,9 @@ def load_garmin_uom(path: Path, log: ImportLog) -> LoadedSource:
     log.note("garmin-uom: exercise_minutes = epoch active time with met >= 3 (MVPA; no session log)")
     log.note("garmin-uom: resting_hr is the device's value (UoMsleep<ID>.csv), not derived from HR")
     log.note("garmin-uom: not in this source: hrv, vo2max, bmr_kcal, exercise_count, exercise_avg_hr, mets")
-    log.note("garmin-uom: Glucose, Insulin and Nutrition Data not read (no daily wearable metric)")
+    spans = {str(u): (g["date"].min(), g["date"].max()) for u, g in daily.groupby("user_id")}
+    meals = check_nutrition(path / "Nutrition Data", spans, log)
+    log.note("garmin-uom: Glucose and Insulin Data not read (no daily wearable metric)")
+    log.note(f"garmin-uom: {meals} meals in Nutrition Data checked for dates only (no daily metric)")
     log.note("garmin-uom: no participant table (demographics unknown)")
     return LoadedSource(daily, None, extras={"users_with_files": {u: sorted(f) for u, f in files.items()}})
