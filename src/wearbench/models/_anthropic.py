@@ -7,6 +7,7 @@ are off; :func:`~wearbench.models._retry.call_with_retries` retries and counts t
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import time
@@ -222,17 +223,8 @@ class AnthropicChat:
                 for t in tools
             ]
         (out, latency), retries = await call_with_retries(lambda: self._once(kwargs), config, what=self.name)
-        return ModelOutput(
-            text=out.text,
-            tool_calls=out.tool_calls,
-            prompt_tokens=out.prompt_tokens,
-            completion_tokens=out.completion_tokens,
-            cost_usd=cost_usd(out.model or self.model, out.prompt_tokens, out.completion_tokens),
-            latency_s=latency,
-            retries=retries,
-            stop_reason=out.stop_reason,
-            model=out.model,
-        )
+        cost = cost_usd(out.model or self.model, out.prompt_tokens, out.completion_tokens)
+        return dataclasses.replace(out, cost_usd=cost, latency_s=latency, retries=retries)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""

@@ -7,6 +7,7 @@ off; :func:`~wearbench.models._retry.call_with_retries` retries and counts them.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import email.utils
 import ipaddress
 import json
@@ -277,17 +278,7 @@ class OpenAIChat:
         (out, latency), retries = await call_with_retries(lambda: self._once(kwargs), config, what=self.name)
         model = out.model or self.model
         cost = None if self._local else cost_usd(model, out.prompt_tokens, out.completion_tokens)
-        return ModelOutput(
-            text=out.text,
-            tool_calls=out.tool_calls,
-            prompt_tokens=out.prompt_tokens,
-            completion_tokens=out.completion_tokens,
-            cost_usd=cost,
-            latency_s=latency,
-            retries=retries,
-            stop_reason=out.stop_reason,
-            model=out.model,
-        )
+        return dataclasses.replace(out, cost_usd=cost, latency_s=latency, retries=retries)
 
     async def aclose(self) -> None:
         """Close the HTTP client."""
