@@ -24,12 +24,15 @@ from wearbench._errors import UnknownNameError, WearbenchError
 
 __all__ = ["Entry", "Kind", "Registry", "Spec", "registered", "registry"]
 
-Kind = Literal["primitive", "question", "adapter", "loader", "fault", "scorer", "representation"]
+Kind = Literal[
+    "primitive", "question", "adapter", "loader", "cgm_loader", "fault", "scorer", "representation"
+]
 KINDS: tuple[Kind, ...] = (
     "primitive",
     "question",
     "adapter",
     "loader",
+    "cgm_loader",
     "fault",
     "scorer",
     "representation",
@@ -42,6 +45,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "adapter": ("wearbench.models", "wearbench.runner"),
     "representation": ("wearbench.prompts",),
     "loader": ("wearbench.sources.loaders",),
+    "cgm_loader": ("wearbench.cgm.loaders",),
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

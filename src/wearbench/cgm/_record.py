@@ -1,0 +1,109 @@
+"""The canonical CGM record: glucose readings (mg/dL, local time) plus optional events.
+
+Every CGM source — the simulator, a real export — produces a :class:`CGMData`. Readings are
+one row per sensor value: ``subject_id`` (str), ``time`` (``datetime64[ns]``, naive local wall
+clock of the subject), ``glucose`` (float64, mg/dL; NaN never stored — a gap is a missing row).
+Events are optional: ``subject_id``, ``time``, ``kind`` (``carbs``, ``bolus``, ``basal``,
+``exercise``, …), ``value`` (float), ``unit`` (``g``, ``U``, ``U/h``, ``min`` …) and ``detail``
+(str, e.g. meal type). Units: mmol/L → mg/dL multiplies by :data:`MMOL_TO_MGDL`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from wearbench._errors import WearbenchError
+
+__all__ = [
+    "EVENT_COLUMNS",
+    "MMOL_TO_MGDL",
+    "READING_COLUMNS",
+    "CGMData",
+    "check_readings",
+    "to_mgdl",
+]
+
+#: mg/dL per mmol/L for glucose (molar mass 180.16 g/mol / 10), as the consensus reports use.
+MMOL_TO_MGDL = 18.0156
+READING_COLUMNS: tuple[str, ...] = ("subject_id", "time", "glucose")
+EVENT_COLUMNS: tuple[str, ...] = ("subject_id", "time", "kind", "value", "unit", "detail")
+#: Physiologically possible sensor values, mg/dL (sensors report 39/40–400/500).
+GLUCOSE_RANGE = (10.0, 1000.0)
+
+
+def to_mgdl(values: np.ndarray | pd.Series, unit: str) -> np.ndarray:
+    """Glucose in mg/dL from ``unit`` (``mg/dL`` or ``mmol/L``, case-insensitive).
+
+    Raises:
+        WearbenchError: For any other unit.
+    """
+    u = unit.strip().lower().replace(" ", "")
+    arr = np.asarray(values, dtype=np.float64)
+    if u in ("mg/dl", "mgdl"):
+        return arr
+    if u in ("mmol/l", "mmol"):
+        return arr * MMOL_TO_MGDL
+    raise WearbenchError(f"unknown glucose unit {unit!r}; valid: mg/dL, mmol/L")
+
+
+def check_readings(readings: pd.DataFrame, what: str) -> pd.DataFrame:
+    """Canonical readings table: columns, dtypes, sorted by subject then time.
+
+    Raises:
+        WearbenchError: If a column is missing, a time is missing, or a glucose value is not a
+            finite number in :data:`GLUCOSE_RANGE` (loaders repair or reject those first).
+    """
+    missing = [c for c in READING_COLUMNS if c not in readings]
+    if missing:
+        raise WearbenchError(f"{what}: CGM readings lack column(s) {', '.join(missing)}")
+    out = readings.loc[:, list(READING_COLUMNS)].copy()
+    out["subject_id"] = out["subject_id"].astype(str)
+    out["time"] = pd.to_datetime(out["time"])
+    out["glucose"] = pd.to_numeric(out["glucose"], errors="coerce").astype("float64")
+    if out["time"].isna().any():
+        raise WearbenchError(f"{what}: CGM readings with a missing time")
+    g = out["glucose"].to_numpy()
+    bad = ~np.isfinite(g) | (g < GLUCOSE_RANGE[0]) | (g > GLUCOSE_RANGE[1])
+    if bad.any():
+        row = out[bad].iloc[0]
+        raise WearbenchError(
+            f"{what}: glucose {row['glucose']} mg/dL at {row['time']} (subject {row['subject_id']}) "
+            f"outside {GLUCOSE_RANGE[0]:g}–{GLUCOSE_RANGE[1]:g}"
+        )
+    return out.sort_values(["subject_id", "time"], kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class CGMData:
+    """A CGM dataset: readings, optional events, provenance.
+
+    Attributes:
+        readings: See the module docstring (sorted by subject, time).
+        events: Events table, or None.
+        source: Provenance (``{"name": ..., "params": {...}}``).
+    """
+
+    readings: pd.DataFrame
+    events: pd.DataFrame | None = None
+    source: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def subjects(self) -> list[str]:
+        """Sorted subject ids."""
+        return sorted(self.readings["subject_id"].astype(str).unique().tolist())
+
+    def subject(self, subject_id: str) -> pd.DataFrame:
+        """One subject's readings (time, glucose), in time order.
+
+        Raises:
+            WearbenchError: For an unknown subject.
+        """
+        rows = self.readings[self.readings["subject_id"] == subject_id]
+        if rows.empty:
+            raise WearbenchError(f"no CGM readings for subject {subject_id!r}; subjects: {self.subjects[:5]}")
+        return rows[["time", "glucose"]].reset_index(drop=True)
