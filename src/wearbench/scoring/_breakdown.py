@@ -175,12 +175,14 @@ class RunScore:
                 f"  position bias: top letter {pos.top_letter} {pos.top_share:.0%} of parsed answers; "
                 f"chi-square vs uniform p={pos.chi2_p:.3g}"
             )
-        tokens = (
-            f"{self.prompt_tokens_mean or 0:,.0f} prompt + {self.completion_tokens_mean or 0:,.0f} completion"
-        )
+        if self.prompt_tokens_mean is None and self.completion_tokens_mean is None:
+            tokens = "tokens/item – (no model calls)"
+        else:
+            prompt, completion = self.prompt_tokens_mean or 0, self.completion_tokens_mean or 0
+            tokens = f"tokens/item {prompt:,.0f} prompt + {completion:,.0f} completion"
         cost = "unknown" if self.cost_usd is None else f"${self.cost_usd:,.4f}"
         latency = f"{self.mean_latency_s or 0:.2f}"
-        lines.append(f"  tokens/item {tokens}; cost {cost}; mean latency {latency} s")
+        lines.append(f"  {tokens}; cost {cost}; mean latency {latency} s")
         return "\n".join(lines)
 
 

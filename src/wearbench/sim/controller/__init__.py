@@ -1,0 +1,7 @@
+"""Insulin controllers acting on P patients at once."""
+
+from __future__ import annotations
+
+from wearbench.sim.controller._base import BasalBolusController, Controller, ControllerAction
+
+__all__ = ["BasalBolusController", "Controller", "ControllerAction"]
