@@ -47,6 +47,7 @@ bench: $(VENV)/.stamp-test
 	$(BIN)/python benchmarks/build.py
 	$(BIN)/python benchmarks/eval.py
 	$(BIN)/python benchmarks/apple_health.py
+	$(BIN)/python benchmarks/sim.py
 
 clean:
 	rm -rf $(VENV) demo-output .pytest_cache .mypy_cache .ruff_cache

@@ -236,10 +236,11 @@ def list_registered(kind: str, fmt: str) -> None:
 
 
 def _add_eval_commands() -> None:
+    from wearbench._cli_cgm import cgm_group
     from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
     from wearbench._cli_import import import_cmd
 
-    for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd):
+    for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd, cgm_group):
         cli.add_command(command)
 
 

@@ -8,6 +8,7 @@ import pytest
 from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.sim import (
     BasalBolusController,
+    PIDController,
     Pump,
     Sensor,
     fixed_meals,
@@ -39,6 +40,19 @@ def test_basal_bolus_controller() -> None:
     np.testing.assert_allclose(act.bolus, expected)
     act = ctrl.policy(np.array([300.0, 300.0]), np.zeros(2), 1)
     np.testing.assert_array_equal(act.bolus, 0.0)
+
+
+def test_pid_controller() -> None:
+    params = load_params(["adult#001", "child#001"])
+    ctrl = PIDController(p=0.001, i=0.0001, d=0.01, target=140)
+    ctrl.reset(params)
+    first = ctrl.policy(np.array([150.0, 130.0]), np.zeros(2), 0)
+    np.testing.assert_allclose(first.basal, [0.01 + 1.5, -0.01 + 1.3])  # previous value starts at 0
+    second = ctrl.policy(np.array([152.0, 130.0]), np.zeros(2), 1)
+    np.testing.assert_allclose(second.basal, [0.012 + 0.001 + 0.02, -0.01 - 0.001])
+    np.testing.assert_array_equal(second.bolus, 0.0)
+    df = simulate(["adult#001"], 1, controller="pid", sensor=None)
+    assert len(df) == 1440
 
 
 def test_sensor_noise_is_seeded_and_plausible() -> None:

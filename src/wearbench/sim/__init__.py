@@ -1,13 +1,24 @@
 """Fast vectorised UVA/Padova T1D simulator (simglucose-compatible), for synthetic CGM data.
 
 Patient parameters are read at run time from an installed simglucose (``wearbench[cgm]``);
-importing this package does not import simglucose.
+importing this package does not import simglucose. Components, one package each, as simglucose:
+``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
+``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals).
+
+Example:
+    >>> from wearbench.sim import simulate
+    >>> df = simulate(["adult#001", "child#007"], days=7, sensor="Dexcom", seed=0)  # doctest: +SKIP
+
+Differences from simglucose: the basal-bolus bolus is given in the minute the meal is announced
+(simglucose's environment gives it one sensor sample later); sensor noise is statistically the
+same but not draw-for-draw identical; everything is vectorised over patients.
 """
 
 from __future__ import annotations
 
 from wearbench.sim._simulate import simulate
-from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction
+from wearbench.sim._write import meals_from_csv, parse_patients, write_simulation
+from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
 from wearbench.sim.patient import (
     PatientParams,
     PatientState,
@@ -25,6 +36,7 @@ __all__ = [
     "BasalBolusController",
     "Controller",
     "ControllerAction",
+    "PIDController",
     "PatientParams",
     "PatientState",
     "Pump",
@@ -32,9 +44,12 @@ __all__ = [
     "fixed_meals",
     "initial_state",
     "load_params",
+    "meals_from_csv",
+    "parse_patients",
     "patient_names",
     "random_meals",
     "rhs",
     "simulate",
     "step_minute",
+    "write_simulation",
 ]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.sim.controller import BasalBolusController, Controller
+from wearbench.sim.controller import BasalBolusController, Controller, PIDController
 from wearbench.sim.patient import initial_state, linear_system, load_params, step_minute
 from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
@@ -24,7 +24,7 @@ def simulate(
     patients: list[str],
     days: int,
     *,
-    controller: Literal["basal-bolus"] | Controller = "basal-bolus",
+    controller: Literal["basal-bolus", "pid"] | Controller = "basal-bolus",
     sensor: str | None = "Dexcom",
     pump: str | None = "Insulet",
     meals: Literal["random", "fixed"] | FloatArray = "random",
@@ -40,7 +40,8 @@ def simulate(
     Args:
         patients: simglucose patient names, e.g. ``["adult#001", "child#007"]`` (repeats allowed).
         days: Days to simulate.
-        controller: ``"basal-bolus"`` or a :class:`~wearbench.sim.controller.Controller`.
+        controller: ``"basal-bolus"``, ``"pid"`` (simglucose's example gains) or a
+            :class:`~wearbench.sim.controller.Controller` (reset and called once per minute).
         sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), or ``None`` for a
             noise-free reading of subcutaneous glucose every minute.
         pump: Pump name (``"Insulet"``, ``"Cozmo"``), or ``None`` to deliver requests exactly.
@@ -65,7 +66,11 @@ def simulate(
         carbs_all = np.asarray(meals, dtype=np.float64)
         if carbs_all.shape != (n, minutes):
             raise WearbenchError(f"meals must have shape {(n, minutes)}, got {carbs_all.shape}")
-    ctrl = BasalBolusController() if controller == "basal-bolus" else controller
+    ctrl: object = controller
+    if controller == "basal-bolus":
+        ctrl = BasalBolusController()
+    elif controller == "pid":
+        ctrl = PIDController()
     if not isinstance(ctrl, Controller):
         raise WearbenchError(f"unknown controller {controller!r}")
     ctrl.reset(params)

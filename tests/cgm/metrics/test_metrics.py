@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,7 @@ def grid(n: int, start: str = "2024-01-01 00:05", freq: str = "5min") -> pd.Date
 
 
 def f_risk(g: float) -> float:
-    return 1.509 * (math.log(g) ** 1.084 - 5.381)
+    return 1.509 * (math.log(g) ** 1.084 - 5.381)  # type: ignore[no-any-return]
 
 
 # --- edge cases ------------------------------------------------------------------------------
@@ -68,13 +69,20 @@ def test_one_point() -> None:
     assert not m.sufficient
 
 
+def test_duplicate_times_only() -> None:
+    m = cgm_metrics(pd.to_datetime(["2024-01-01 08:00"] * 2), [100.0, 120.0])
+    assert m.mean == 110.0
+    assert math.isnan(m.sufficiency)
+    assert not m.sufficient
+
+
 def test_all_in_range() -> None:
     m = cgm_metrics(grid(288), np.linspace(70, 180, 288))
     assert (m.tir_70_180, m.tbr_70, m.tbr_54, m.tar_180, m.tar_250) == (100.0, 0.0, 0.0, 0.0, 0.0)
     assert m.gri == 0.0
     assert m.sufficiency == 1.0
     assert m.sufficient
-    assert m.days == pytest.approx(1.0)
+    assert m.days == pytest.approx(287 * 5 / 1440)
     assert m.interval_minutes == 5.0
 
 
@@ -272,7 +280,7 @@ def test_agp_percentiles() -> None:
     assert list(agp.columns) == ["bin_start", "minute", "n", *(f"p{p}" for p in AGP_PERCENTILES)]
     assert agp.loc[0, "bin_start"] == "00:00"
     assert agp.loc[0, "n"] == 5
-    assert agp.loc[0, ["p5", "p25", "p50", "p75", "p95"]].tolist() == pytest.approx(
+    assert agp[["p5", "p25", "p50", "p75", "p95"]].iloc[0].tolist() == pytest.approx(
         [100.2, 101, 102, 103, 103.8]
     )
     assert agp.loc[13, "p50"] == 202.0
@@ -292,10 +300,19 @@ def test_agp_percentiles() -> None:
         (grid(2), [100.0, 100.0], {"conga_hours": 0}),
     ],
 )
-def test_bad_input_raises_one_line(times: object, glucose: object, kw: dict[str, float]) -> None:
+def test_bad_input_raises_one_line(times: object, glucose: object, kw: dict[str, Any]) -> None:
     with pytest.raises(WearbenchError) as info:
         cgm_metrics(times, glucose, **kw)
     assert "\n" not in str(info.value)
+
+
+def test_time_zone_aware_times_use_the_local_wall_clock() -> None:
+    t = grid(288, start="2024-01-01 00:00")
+    g = np.linspace(80, 200, 288)
+    local = agp_percentiles(t.tz_localize("America/New_York"), g)
+    assert local.equals(agp_percentiles(t, g))
+    aware = cgm_metrics(pd.Series(t.tz_localize("Europe/Berlin")), g).to_dict()
+    assert aware == pytest.approx(cgm_metrics(t, g).to_dict(), nan_ok=True)
 
 
 @pytest.mark.parametrize("width", [0, 7, 2.5])

@@ -30,9 +30,10 @@ class CGMMetrics:
 
     Attributes:
         n_readings: Number of readings used.
-        days: Days covered, ``(last − first + interval) / 1440``.
-        interval_minutes: Inferred sampling interval (median gap), minutes.
-        sufficiency: Share (0–1) of the expected readings on the inferred grid that are present.
+        days: Days spanned, ``(last − first) / 1440 minutes``.
+        interval_minutes: Inferred sampling interval (median gap, whole minutes).
+        sufficiency: Share (0–1) of the expected readings on the inferred grid that are present
+            (iglu ``active_percent`` / 100).
         sufficient: ``sufficiency ≥ min_sufficiency``; metrics are computed either way.
         mean: Mean glucose, mg/dL.
         sd: Standard deviation (ddof = 1), mg/dL.
@@ -80,13 +81,19 @@ class CGMMetrics:
 
 
 def _arrays(times: Any, glucose: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Validated (int64 ns, float64 mg/dL) arrays sorted by time."""
+    """Validated (int64 ns of local wall-clock time, float64 mg/dL) arrays sorted by time."""
     try:
         with warnings.catch_warnings():  # pandas warns while guessing a format for strings
             warnings.simplefilter("ignore")
-            t = np.asarray(pd.to_datetime(np.asarray(times)).as_unit("ns").asi8, dtype=np.int64)
+            idx = pd.DatetimeIndex(
+                pd.to_datetime(times if isinstance(times, pd.Series | pd.Index) else np.asarray(times))
+            )
+        if idx.tz is not None:  # keep the local wall clock, which time-of-day metrics need
+            idx = idx.tz_localize(None)
+        t = np.asarray(idx.as_unit("ns").asi8, dtype=np.int64)
     except (ValueError, TypeError) as exc:
-        raise WearbenchError(f"CGM metrics: times are not datetimes ({exc})") from None
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise WearbenchError(f"CGM metrics: times are not datetimes ({first})") from None
     g = np.asarray(glucose, dtype=np.float64)
     if t.ndim != 1 or g.ndim != 1 or t.size != g.size:
         raise WearbenchError(
@@ -170,7 +177,7 @@ def metrics_table(data: CGMData, *, min_sufficiency: float = 0.7, conga_hours: i
 
 
 def agp_percentiles(times: Any, glucose: Any, bin_minutes: int = 60) -> pd.DataFrame:
-    """Ambulatory Glucose Profile: glucose percentiles by time of day (Battelino et al. 2019).
+    """AGP: glucose percentiles by time of day (Bergenstal et al. 2013, Battelino et al. 2019).
 
     Readings of all days are pooled into ``bin_minutes`` bins of clock time; in each bin the
     5th, 25th, 50th, 75th and 95th percentiles (linear interpolation, numpy's default) are taken.

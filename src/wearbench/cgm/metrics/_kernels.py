@@ -85,7 +85,7 @@ def percent_above(glucose: FloatArray, threshold: float) -> float:
 
 
 def _risk(glucose: FloatArray) -> FloatArray:
-    """Kovatchev's symmetrised glucose scale f(BG) = 1.509 · (ln(BG)^1.084 − 5.381), BG in mg/dL."""
+    """Kovatchev et al. 1997 symmetrised glucose scale f(BG) = 1.509 · (ln(BG)^1.084 − 5.381), BG mg/dL."""
     out: FloatArray = 1.509 * (np.log(glucose) ** 1.084 - 5.381)
     return out
 
@@ -126,24 +126,27 @@ def gri(glucose: FloatArray) -> float:
 
 
 def sufficiency(t_ns: IntArray) -> tuple[float, float, float]:
-    """Data sufficiency on the inferred regular grid.
+    """Data sufficiency on the inferred regular grid (iglu ``active_percent``, automatic range).
 
-    The sampling interval is the median of the positive gaps between readings; the expected
-    number of readings over the span is ``round(span / interval) + 1``; sufficiency is the number
-    of distinct reading times over that, capped at 1 (Battelino et al. 2019 ask for ≥ 70 %).
+    The sampling interval ``dt`` is the median gap between readings rounded to whole minutes
+    (at least 1). Over the span from first to last reading ``round(span / dt) + 1`` readings are
+    expected; every gap longer than ``dt`` misses ``(gap − dt) / dt`` of them (summed over the
+    gaps, then rounded). Sufficiency is ``(expected − missing) / expected``. Battelino et al. 2019
+    ask for ≥ 70 % of the expected readings (over 14 days).
 
     Returns:
-        ``(sufficiency 0–1, interval in minutes, days covered = (span + interval) / 1440)``;
-        all NaN with fewer than two distinct times.
+        ``(sufficiency 0–1, dt in minutes, days spanned = span / 1440 minutes)``; all NaN with
+        fewer than two distinct reading times.
     """
-    times = np.unique(t_ns)
-    if times.size < 2:
+    if t_ns.size < 2 or t_ns[-1] == t_ns[0]:
         return _NAN, _NAN, _NAN
-    gaps = np.diff(times)
-    interval = float(np.median(gaps)) / _NS_PER_MIN
-    span = float(times[-1] - times[0]) / _NS_PER_MIN
-    expected = round(span / interval) + 1
-    return min(1.0, times.size / expected), interval, (span + interval) / 1440.0
+    gaps = np.diff(t_ns).astype(np.float64) / 1e9 / 60.0
+    dt = max(1, round(float(np.median(gaps))))
+    span = float(t_ns[-1] - t_ns[0]) / 1e9 / 60.0
+    expected = round(span / dt) + 1
+    long_gaps = gaps[gaps > dt]
+    missing = round((float(np.sum(long_gaps)) - long_gaps.size * dt) / dt)
+    return (expected - missing) / expected, float(dt), span / 1440.0
 
 
 def grid_step_minutes(t_ns: IntArray) -> int:

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from wearbench.sim.controller._base import BasalBolusController, Controller, ControllerAction
+from wearbench.sim.controller._pid import PIDController
 
-__all__ = ["BasalBolusController", "Controller", "ControllerAction"]
+__all__ = ["BasalBolusController", "Controller", "ControllerAction", "PIDController"]

@@ -1,0 +1,138 @@
+"""Command line for CGM data: ``wearbench cgm import | metrics | simulate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from wearbench._errors import WearbenchError
+
+if TYPE_CHECKING:
+    from wearbench.cgm import CGMData
+
+__all__ = ["cgm_group"]
+
+
+@click.group("cgm")
+def cgm_group() -> None:
+    """CGM data: import real exports, compute consensus metrics, simulate a closed loop."""
+
+
+@cgm_group.command("import")
+@click.argument("source")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
+def cgm_import(source: str, path: Path, out: Path) -> None:
+    """Import PATH with the CGM loader SOURCE into OUT (readings, events, import report).
+
+    SOURCE: dexcom-clarity, libreview, nightscout, t1d-uom, d1namo, shanghai or hall2018.
+    """
+    from wearbench.cgm.sources import import_cgm
+
+    if not path.exists():
+        raise WearbenchError(f"{path}: no such file or folder")
+    _, report = import_cgm(source, path, out)
+    click.echo(
+        f"{source}: {report['subjects']} subject(s), {report['readings']} reading(s), "
+        f"{report['events']} event(s), {report['first_time']} to {report['last_time']}"
+    )
+    for title, key in (("repaired", "repairs"), ("rejected", "rejections")):
+        for kind, n in report[key].items():
+            example = report["examples"].get(kind, [])
+            click.echo(f"{title} {n}: {kind}" + (f" (e.g. {example[0]})" if example else ""))
+    click.echo(f"wrote {out}")
+
+
+def load_cgm(path: Path, source: str | None) -> tuple[str, CGMData]:
+    """A CGM dataset from an imported folder, a file or folder with a named loader, or auto-detected.
+
+    Returns:
+        (how it was read, the :class:`~wearbench.cgm.CGMData`).
+
+    Raises:
+        WearbenchError: If nothing reads it (with the loaders tried).
+    """
+    import pandas as pd
+
+    from wearbench._registry import registry
+    from wearbench.cgm import CGMData
+    from wearbench.cgm.sources import import_cgm
+
+    if not path.exists():
+        raise WearbenchError(f"{path}: no such file or folder")
+    if source is not None:
+        return source, import_cgm(source, path)[0]
+    if (path / "readings.parquet").is_file():
+        events = path / "events.parquet"
+        data = CGMData(pd.read_parquet(path / "readings.parquet"),
+                       pd.read_parquet(events) if events.is_file() else None)  # fmt: skip
+        return "imported folder", data
+    for name in registry.names("cgm_loader"):
+        try:
+            data = import_cgm(name, path)[0]
+        except WearbenchError:
+            continue
+        if len(data.readings):
+            return f"{name} (auto-detected)", data
+    tried = ", ".join(registry.names("cgm_loader"))
+    raise WearbenchError(f"{path}: no CGM loader reads it (tried {tried}); name one with --source")
+
+
+@cgm_group.command("metrics")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--source", default=None, help="CGM loader name (default: an imported folder, or auto-detect).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
+    """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder)."""
+    from wearbench.cgm.metrics import metrics_table
+
+    how, data = load_cgm(path, source)
+    table = metrics_table(data)
+    if fmt == "json":
+        click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=2))
+        return
+    click.echo(f"{path}: read as {how}")
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+
+
+@cgm_group.command("simulate")
+@click.option("--patients", default="adult#001..adult#010", show_default=True,
+              help="Names, ranges (adult#001..adult#010) or 'all', comma-separated.")  # fmt: skip
+@click.option("--days", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option(
+    "--controller", type=click.Choice(["basal-bolus", "pid"]), default="basal-bolus", show_default=True
+)
+@click.option(
+    "--sensor",
+    type=click.Choice(["Dexcom", "GuardianRT", "Navigator", "none"]),
+    default="Dexcom",
+    show_default=True,
+)
+@click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
+@click.option("--faults", default="none", show_default=True, help="Only 'none' so far (injection: issue 6).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
+def cgm_simulate(
+    patients: str, days: int, controller: str, sensor: str, meals: str, faults: str, seed: int, out: Path
+) -> None:
+    """Simulate the closed loop (UVA/Padova patients, sensor, pump, controller) into a CGM dataset."""
+    from wearbench.sim import Sensor, meals_from_csv, parse_patients, simulate, write_simulation
+
+    if faults != "none":
+        raise WearbenchError(
+            f"--faults {faults}: fault and attack injection is not built yet; use --faults none"
+        )
+    names = parse_patients(patients)
+    plan = meals_from_csv(Path(meals), len(names), days) if meals != "random" else "random"
+    chosen = None if sensor == "none" else sensor
+    frame = simulate(names, days, controller=controller, sensor=chosen, meals=plan, seed=seed)  # type: ignore[arg-type]
+    sample_time = Sensor.named(chosen).sample_time if chosen else 1
+    params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
+              "meals": meals, "faults": faults, "seed": seed}  # fmt: skip
+    write_simulation(frame, out, sample_time=sample_time, params=params)
+    n = int((frame["minute"] % sample_time == 0).sum())
+    click.echo(f"simulated {len(names)} patient(s) x {days} day(s): {n} readings every {sample_time} min")
+    click.echo(f"wrote {out}")

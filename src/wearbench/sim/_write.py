@@ -1,0 +1,111 @@
+"""Write a simulation as a CGM dataset: sensor readings and true BG per sample, events, manifest.
+
+Files: ``readings.parquet`` (the canonical CGM record: ``subject_id``, ``time``, ``glucose`` = what
+the sensor showed, mg/dL, at the sensor's sample time), ``truth.parquet`` (``subject_id``,
+``time``, ``true_bg``, ``cgm`` at the same samples), ``events.parquet`` (carbs in g and insulin in
+U per minute with delivery, as canonical events) and ``manifest.json`` (parameters, sha256 of
+each file). Times count from ``start`` (local midnight of the first day).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from wearbench._errors import WearbenchError
+from wearbench._version import __version__
+from wearbench.sim.patient import patient_names
+
+__all__ = ["meals_from_csv", "parse_patients", "write_simulation"]
+
+_RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
+
+
+def parse_patients(spec: str) -> list[str]:
+    """Patient names from ``adult#001..adult#010``, ``child#001,child#002`` or ``all``.
+
+    Raises:
+        WearbenchError: For a malformed range (unknown names fail later, with suggestions).
+    """
+    out: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part == "all":
+            out += patient_names()
+            continue
+        m = _RANGE.match(part)
+        if m is None:
+            out.append(part)
+            continue
+        group, lo, group2, hi = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+        if (group2 and group2 != group) or hi < lo:
+            raise WearbenchError(f"patients {part!r}: a range is GROUP#NNN..GROUP#MMM within one group")
+        out += [f"{group}#{k:03d}" for k in range(lo, hi + 1)]
+    if not out:
+        raise WearbenchError(f"patients {spec!r}: no patient named")
+    return out
+
+
+def meals_from_csv(path: Path, n_patients: int, days: int) -> np.ndarray:
+    """Announced carbs (g) of shape ``(n_patients, days * 1440)`` from a ``minute,carbs_g`` CSV.
+
+    Raises:
+        WearbenchError: Missing columns, non-numeric values, or minutes outside the run.
+    """
+    try:
+        table = pd.read_csv(path)
+    except (OSError, ValueError) as e:
+        raise WearbenchError(f"{path}: not a readable meals CSV ({e})") from e
+    if not {"minute", "carbs_g"} <= set(table.columns):
+        raise WearbenchError(f"{path}: line 1: the meals CSV needs columns minute,carbs_g")
+    minute = pd.to_numeric(table["minute"], errors="coerce")
+    carbs = pd.to_numeric(table["carbs_g"], errors="coerce")
+    bad = minute.isna() | carbs.isna() | (minute < 0) | (minute >= days * 1440) | (carbs < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise WearbenchError(f"{path}: line {i + 2}: minute and carbs_g must be numbers within the run")
+    per_minute = np.bincount(minute.astype(int).to_numpy(), weights=carbs.to_numpy(), minlength=days * 1440)
+    return np.tile(per_minute, (n_patients, 1))
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_simulation(
+    frame: pd.DataFrame, out: Path, *, sample_time: int, params: Mapping[str, Any], start: str = "2024-01-01"
+) -> Path:
+    """Write :func:`~wearbench.sim.simulate` output as a CGM dataset folder (see the module docstring)."""
+    out.mkdir(parents=True, exist_ok=True)
+    time = pd.Timestamp(start) + pd.to_timedelta(frame["minute"], unit="min")
+    sampled = frame[frame["minute"] % sample_time == 0]
+    t_s = time[sampled.index]
+    subject = sampled["patient"].astype(str)
+    pd.DataFrame(
+        {"subject_id": subject, "time": t_s, "glucose": sampled["cgm"].astype("float64")}
+    ).to_parquet(out / "readings.parquet", index=False)
+    pd.DataFrame(
+        {"subject_id": subject, "time": t_s, "true_bg": sampled["true_bg"], "cgm": sampled["cgm"]}
+    ).to_parquet(out / "truth.parquet", index=False)
+    events = []
+    for kind, column, unit in (("carbs", "carbs", "g"), ("insulin", "insulin", "U")):
+        rows = frame[frame[column] > 0]
+        events.append(pd.DataFrame({"subject_id": rows["patient"].astype(str), "time": time[rows.index],
+                                    "kind": kind, "value": rows[column].astype("float64"), "unit": unit,
+                                    "detail": ""}))  # fmt: skip
+    pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]).to_parquet(
+        out / "events.parquet", index=False
+    )
+    files = {name: _sha(out / name) for name in ("readings.parquet", "truth.parquet", "events.parquet")}
+    manifest = {"wearbench_version": __version__, "source": "wearbench.sim", "params": dict(params),
+                "sample_time_min": sample_time, "start": start, "files": files}  # fmt: skip
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    return out
