@@ -4,7 +4,14 @@ The closed-loop T1D simulator that produces CGM data lives in :mod:`wearbench.si
 load with :func:`wearbench.cgm.sources.import_cgm` (registry kind ``cgm_loader``).
 """
 
-from wearbench.cgm._record import EVENT_COLUMNS, MMOL_TO_MGDL, READING_COLUMNS, CGMData, check_readings, to_mgdl
+from wearbench.cgm._record import (
+    EVENT_COLUMNS,
+    MMOL_TO_MGDL,
+    READING_COLUMNS,
+    CGMData,
+    check_readings,
+    to_mgdl,
+)
 from wearbench.cgm.metrics import CGMMetrics, agp_percentiles, cgm_metrics, metrics_table
 
 __all__ = [
