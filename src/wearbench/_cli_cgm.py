@@ -112,27 +112,42 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
     show_default=True,
 )
 @click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
-@click.option("--faults", default="none", show_default=True, help="Only 'none' so far (injection: issue 6).")
+@click.option("--faults", default="none", show_default=True,
+              help="'none', 'random' (every fault type at least once), or a CSV of intervals.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
 def cgm_simulate(
     patients: str, days: int, controller: str, sensor: str, meals: str, faults: str, seed: int, out: Path
 ) -> None:
     """Simulate the closed loop (UVA/Padova patients, sensor, pump, controller) into a CGM dataset."""
-    from wearbench.sim import Sensor, meals_from_csv, parse_patients, simulate, write_simulation
+    import numpy as np
 
-    if faults != "none":
-        raise WearbenchError(
-            f"--faults {faults}: fault and attack injection is not built yet; use --faults none"
-        )
+    from wearbench.sim import Sensor, meals_from_csv, parse_patients, simulate, write_simulation
+    from wearbench.sim.faults import fault_names, faults_from_csv, random_faults
+
     names = parse_patients(patients)
+    fault_plan = None
+    if faults == "random":
+        per_patient = -(-max(len(fault_names()), days * len(names)) // len(names))  # ceil, 1 per day
+        slot = days * 1440 // per_patient  # minutes per fault, so that they always fit
+        longest = max(min(180, slot // 2), 2)
+        fault_plan = random_faults(None, len(names), days * 1440, np.random.default_rng([seed, 6]),
+                                   min_duration=min(30, longest), max_duration=longest,
+                                   min_gap=min(60, slot // 4))  # fmt: skip
+    elif faults != "none":
+        if not Path(faults).is_file():
+            raise WearbenchError(f"--faults {faults}: not 'none', 'random' or an existing CSV file")
+        fault_plan = faults_from_csv(Path(faults), names, days * 1440)
     plan = meals_from_csv(Path(meals), len(names), days) if meals != "random" else "random"
     chosen = None if sensor == "none" else sensor
-    frame = simulate(names, days, controller=controller, sensor=chosen, meals=plan, seed=seed)  # type: ignore[arg-type]
+    how = {"controller": controller, "sensor": chosen, "meals": plan, "seed": seed, "faults": fault_plan}
+    frame = simulate(names, days, **how)  # type: ignore[arg-type]
     sample_time = Sensor.named(chosen).sample_time if chosen else 1
     params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
               "meals": meals, "faults": faults, "seed": seed}  # fmt: skip
-    write_simulation(frame, out, sample_time=sample_time, params=params)
+    write_simulation(frame, out, sample_time=sample_time, params=params, faults=fault_plan)
     n = int((frame["minute"] % sample_time == 0).sum())
     click.echo(f"simulated {len(names)} patient(s) x {days} day(s): {n} readings every {sample_time} min")
+    if fault_plan is not None:
+        click.echo(f"injected {len(fault_plan.events)} fault interval(s)")
     click.echo(f"wrote {out}")

@@ -46,6 +46,7 @@ _PROVIDERS: dict[str, tuple[str, ...]] = {
     "representation": ("wearbench.prompts",),
     "loader": ("wearbench.sources.loaders",),
     "cgm_loader": ("wearbench.cgm.loaders",),
+    "fault": ("wearbench.sim.faults",),
 }
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -41,7 +41,7 @@ def test_bad_simulate_input_is_one_line(tmp_path: Path) -> None:
     for args, message in [
         (("--patients", "adult#0001"), "did you mean"),
         (("--patients", "adult#003..adult#001"), "a range is GROUP#NNN..GROUP#MMM"),
-        (("--faults", "random"), "not built yet"),
+        (("--faults", "nonsense"), "not 'none', 'random' or an existing CSV file"),
     ]:
         res = run("simulate", *args, "--days", "1", "--out", tmp_path / "x")
         assert res.returncode != 0

@@ -3,7 +3,8 @@
 Patient parameters are read at run time from an installed simglucose (``wearbench[cgm]``);
 importing this package does not import simglucose. Components, one package each, as simglucose:
 ``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
-``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals).
+``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals); ``faults`` injects
+HealthLoopQA's sensor/pump malfunctions and attacks (``simulate(..., faults=plan)``).
 
 Example:
     >>> from wearbench.sim import simulate
@@ -19,6 +20,7 @@ from __future__ import annotations
 from wearbench.sim._simulate import simulate
 from wearbench.sim._write import meals_from_csv, parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
+from wearbench.sim.faults import FaultEvent, FaultPlan, fault_names, faults_from_csv, random_faults
 from wearbench.sim.patient import (
     PatientParams,
     PatientState,
@@ -36,17 +38,22 @@ __all__ = [
     "BasalBolusController",
     "Controller",
     "ControllerAction",
+    "FaultEvent",
+    "FaultPlan",
     "PIDController",
     "PatientParams",
     "PatientState",
     "Pump",
     "Sensor",
+    "fault_names",
+    "faults_from_csv",
     "fixed_meals",
     "initial_state",
     "load_params",
     "meals_from_csv",
     "parse_patients",
     "patient_names",
+    "random_faults",
     "random_meals",
     "rhs",
     "simulate",

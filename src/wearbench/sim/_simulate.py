@@ -9,8 +9,9 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.sim.controller import BasalBolusController, Controller, PIDController
+from wearbench.sim.faults import FaultInjector, FaultPlan
 from wearbench.sim.patient import initial_state, linear_system, load_params, step_minute
-from wearbench.sim.patient._params import FloatArray
+from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
@@ -30,6 +31,7 @@ def simulate(
     meals: Literal["random", "fixed"] | FloatArray = "random",
     seed: int | np.random.Generator = 0,
     substeps: int = 2,
+    faults: FaultPlan | None = None,
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -49,11 +51,17 @@ def simulate(
             (g) of shape ``(P, days * 1440)``.
         seed: Seed or generator for meals and sensor noise.
         substeps: RK4 steps per minute.
+        faults: Fault plan (:mod:`wearbench.sim.faults`) applied inside the loop, or ``None``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
         mg/dL), ``gsub`` (subcutaneous glucose, simglucose's "BG", mg/dL), ``cgm`` (reading,
         mg/dL), ``carbs`` (announced, g), ``insulin`` (delivered over the minute, U/min).
+        With ``faults``, ``cgm`` is what the sensor showed (NaN while missing), ``carbs`` what was
+        announced to the controller, ``insulin`` what the pump showed, and the frame gains
+        ``cgm_clean`` (fault-free reading), ``carbs_eaten`` (g), ``insulin_requested`` (the
+        controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
+        U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
     """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
@@ -78,6 +86,9 @@ def simulate(
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
     the_pump = Pump.named(pump) if pump is not None else None
 
+    if faults is not None:
+        return _simulate_faulty(params, patients, minutes, carbs_all, ctrl, cgm_sensor, noise, the_pump,
+                                substeps, faults)  # fmt: skip
     rec = {k: np.empty((minutes, n)) for k in ("true_bg", "gsub", "cgm", "insulin")}
     system = linear_system(params)
     state = initial_state(params)
@@ -107,5 +118,84 @@ def simulate(
             **{k: v.T.ravel() for k, v in rec.items() if k != "insulin"},
             "carbs": carbs_all.ravel(),
             "insulin": rec["insulin"].T.ravel(),
+        }
+    )
+
+
+def _simulate_faulty(
+    params: PatientParams,
+    patients: list[str],
+    minutes: int,
+    carbs_all: FloatArray,
+    ctrl: Controller,
+    cgm_sensor: Sensor | None,
+    noise: FloatArray | None,
+    the_pump: Pump | None,
+    substeps: int,
+    faults: FaultPlan,
+) -> pd.DataFrame:
+    """The loop of :func:`simulate` with faults applied to each stream (see ``docs/cgm-faults.md``)."""
+    n = params.n_patients
+    faults.check(n, minutes)
+    zeros = np.zeros(n)
+    low = cgm_sensor.min_bg if cgm_sensor is not None else 39.0
+    high = cgm_sensor.max_bg if cgm_sensor is not None else 600.0
+    max_basal = 4.0 * np.asarray(params.basal_rate, dtype=np.float64)  # keeps the model in range
+    if the_pump is not None:
+        max_basal = np.minimum(max_basal, the_pump.max_basal)
+    min_basal = zeros + (the_pump.min_basal if the_pump is not None else 0.0)
+    inj = FaultInjector(
+        faults, n, minutes, {"cgm": (zeros + low, zeros + high), "basal": (min_basal, max_basal)}
+    )
+    keys = (
+        "true_bg",
+        "gsub",
+        "cgm",
+        "cgm_clean",
+        "carbs",
+        "insulin",
+        "insulin_requested",
+        "insulin_delivered",
+    )
+    rec = {k: np.empty((minutes, n)) for k in keys}
+    system = linear_system(params)
+    state = initial_state(params)
+    cgm = state.gsub(params)
+    shown = cgm.copy()
+    held = cgm.copy()  # last valid reading, what the controller uses while the signal is missing
+    for t in range(minutes):
+        gsub = state.gsub(params)
+        sample = cgm_sensor is None or cgm_sensor.is_sample(t)
+        if cgm_sensor is None or noise is None:
+            cgm = gsub
+        elif sample:
+            cgm = cgm_sensor.read(gsub, noise[:, t])
+        faulty = inj.apply("cgm", t, cgm)
+        if sample:
+            shown = faulty
+            held = np.where(np.isnan(shown), held, shown)
+        eaten = carbs_all[:, t]
+        announced = inj.apply("meal", t, eaten)
+        action = ctrl.policy(held, announced, t)
+        if the_pump is None:
+            basal, bolus = action.basal + zeros, action.bolus + zeros
+        else:
+            basal, bolus = the_pump.basal(action.basal) + zeros, the_pump.bolus(action.bolus) + zeros
+        displayed = inj.apply("basal", t, basal) + inj.apply("bolus", t, bolus)
+        delivered = inj.apply("total", t, displayed)
+        for k, v in (("true_bg", state.bg(params)), ("gsub", gsub), ("cgm", shown), ("cgm_clean", cgm),
+                     ("carbs", announced), ("insulin", displayed), ("insulin_requested", basal + bolus),
+                     ("insulin_delivered", delivered)):  # fmt: skip
+            rec[k][t] = v
+        state = step_minute(state, eaten, delivered, params, substeps, system)
+
+    return pd.DataFrame(
+        {
+            "patient": pd.Categorical(np.repeat(np.asarray(patients), minutes)),
+            "minute": np.tile(np.arange(minutes), n),
+            **{k: rec[k].T.ravel() for k in ("true_bg", "gsub", "cgm", "cgm_clean", "carbs")},
+            "carbs_eaten": carbs_all.ravel(),
+            **{k: rec[k].T.ravel() for k in ("insulin", "insulin_requested", "insulin_delivered")},
+            "label": faults.label_matrix(n, minutes).ravel(),
         }
     )

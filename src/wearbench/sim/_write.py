@@ -5,6 +5,12 @@ the sensor showed, mg/dL, at the sensor's sample time), ``truth.parquet`` (``sub
 ``time``, ``true_bg``, ``cgm`` at the same samples), ``events.parquet`` (carbs in g and insulin in
 U per minute with delivery, as canonical events) and ``manifest.json`` (parameters, sha256 of
 each file). Times count from ``start`` (local midnight of the first day).
+
+With a fault plan, also ``labels.parquet`` (``subject_id``, ``time``, ``label`` per sensor sample;
+``""`` when normal) and ``faults.parquet`` (one row per interval: ``subject_id``, ``start``, ``end``
+(exclusive), ``label``, ``intensity``, ``description``); ``readings`` then hold what the faulty
+sensor showed (NaN while the signal is missing), ``truth`` gains ``cgm_clean``, and the insulin
+events are what the pump showed (see ``docs/cgm-faults.md``).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench._version import __version__
+from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
 
 __all__ = ["meals_from_csv", "parse_patients", "write_simulation"]
@@ -79,9 +86,24 @@ def _sha(path: Path) -> str:
 
 
 def write_simulation(
-    frame: pd.DataFrame, out: Path, *, sample_time: int, params: Mapping[str, Any], start: str = "2024-01-01"
+    frame: pd.DataFrame,
+    out: Path,
+    *,
+    sample_time: int,
+    params: Mapping[str, Any],
+    start: str = "2024-01-01",
+    faults: FaultPlan | None = None,
 ) -> Path:
-    """Write :func:`~wearbench.sim.simulate` output as a CGM dataset folder (see the module docstring)."""
+    """Write :func:`~wearbench.sim.simulate` output as a CGM dataset folder (see the module docstring).
+
+    Args:
+        frame: The simulation (run with ``faults`` when ``faults`` is given).
+        out: Folder to write.
+        sample_time: Sensor sample period (min).
+        params: Run parameters for the manifest.
+        start: Time of minute 0.
+        faults: The plan the frame was simulated with, to write labels and intervals.
+    """
     out.mkdir(parents=True, exist_ok=True)
     time = pd.Timestamp(start) + pd.to_timedelta(frame["minute"], unit="min")
     sampled = frame[frame["minute"] % sample_time == 0]
@@ -90,9 +112,14 @@ def write_simulation(
     pd.DataFrame(
         {"subject_id": subject, "time": t_s, "glucose": sampled["cgm"].astype("float64")}
     ).to_parquet(out / "readings.parquet", index=False)
-    pd.DataFrame(
-        {"subject_id": subject, "time": t_s, "true_bg": sampled["true_bg"], "cgm": sampled["cgm"]}
-    ).to_parquet(out / "truth.parquet", index=False)
+    truth = {"subject_id": subject, "time": t_s, "true_bg": sampled["true_bg"], "cgm": sampled["cgm"]}
+    if faults is not None:
+        truth["cgm_clean"] = sampled["cgm_clean"]
+    pd.DataFrame(truth).to_parquet(out / "truth.parquet", index=False)
+    names = ["readings.parquet", "truth.parquet", "events.parquet"]
+    if faults is not None:
+        _write_faults(frame, out, sampled, subject, t_s, faults, pd.Timestamp(start))
+        names += ["labels.parquet", "faults.parquet"]
     events = []
     for kind, column, unit in (("carbs", "carbs", "g"), ("insulin", "insulin", "U")):
         rows = frame[frame[column] > 0]
@@ -102,10 +129,39 @@ def write_simulation(
     pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]).to_parquet(
         out / "events.parquet", index=False
     )
-    files = {name: _sha(out / name) for name in ("readings.parquet", "truth.parquet", "events.parquet")}
+    files = {name: _sha(out / name) for name in names}
     manifest = {"wearbench_version": __version__, "source": "wearbench.sim", "params": dict(params),
                 "sample_time_min": sample_time, "start": start, "files": files}  # fmt: skip
     (out / "manifest.json").write_text(
         json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
     return out
+
+
+def _write_faults(
+    frame: pd.DataFrame,
+    out: Path,
+    sampled: pd.DataFrame,
+    subject: pd.Series,
+    t_s: pd.Series,
+    faults: FaultPlan,
+    t0: pd.Timestamp,
+) -> None:
+    if "label" not in frame.columns:
+        raise WearbenchError("write_simulation: faults given but the frame was simulated without them")
+    pd.DataFrame({"subject_id": subject, "time": t_s, "label": sampled["label"].astype(str)}).to_parquet(
+        out / "labels.parquet", index=False
+    )
+    minutes = int(frame["minute"].max()) + 1
+    names = frame["patient"].astype(str).to_numpy()[::minutes]
+    table = faults.to_frame(list(names))
+    pd.DataFrame(
+        {
+            "subject_id": table["patient"].astype(str),
+            "start": t0 + pd.to_timedelta(table["start"], unit="min"),
+            "end": t0 + pd.to_timedelta(table["start"] + table["duration"], unit="min"),
+            "label": table["label"].astype(str),
+            "intensity": table["intensity"].astype("float64"),
+            "description": table["description"].astype(str),
+        }
+    ).to_parquet(out / "faults.parquet", index=False)

@@ -1,0 +1,26 @@
+"""Fault and attack injection for the closed-loop simulator (HealthLoopQA's labels).
+
+Faults are registered functions (``registry.get("fault", name)``) in :mod:`._types`; a
+:class:`FaultPlan` of :class:`FaultEvent` intervals comes from :func:`random_faults` or
+:func:`faults_from_csv` and is passed to :func:`wearbench.sim.simulate` as ``faults=``.
+See ``docs/cgm-faults.md``.
+"""
+
+from __future__ import annotations
+
+from wearbench.sim.faults import _types  # noqa: F401  (registers the faults)
+from wearbench.sim.faults._apply import STREAMS, FaultInjector
+from wearbench.sim.faults._csv import faults_from_csv
+from wearbench.sim.faults._plan import FaultEvent, FaultPlan, FaultWindow
+from wearbench.sim.faults._random import fault_names, random_faults
+
+__all__ = [
+    "STREAMS",
+    "FaultEvent",
+    "FaultInjector",
+    "FaultPlan",
+    "FaultWindow",
+    "fault_names",
+    "faults_from_csv",
+    "random_faults",
+]
