@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -114,15 +114,37 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
 @click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
 @click.option("--faults", default="none", show_default=True,
               help="'none', 'random' (every fault type at least once), or a CSV of intervals.")  # fmt: skip
+@click.option(
+    "--exercise",
+    type=click.Choice(["none", "random"]),
+    default="none",
+    show_default=True,
+    help="'random': running and cycling sessions, about 3 a week (docs/cgm-exercise.md).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
 def cgm_simulate(
-    patients: str, days: int, controller: str, sensor: str, meals: str, faults: str, seed: int, out: Path
+    patients: str,
+    days: int,
+    controller: str,
+    sensor: str,
+    meals: str,
+    faults: str,
+    exercise: str,
+    seed: int,
+    out: Path,
 ) -> None:
     """Simulate the closed loop (UVA/Padova patients, sensor, pump, controller) into a CGM dataset."""
     import numpy as np
 
-    from wearbench.sim import Sensor, meals_from_csv, parse_patients, simulate, write_simulation
+    from wearbench.sim import (
+        Sensor,
+        exercise_sessions,
+        meals_from_csv,
+        parse_patients,
+        simulate,
+        write_simulation,
+    )
     from wearbench.sim.faults import fault_names, faults_from_csv, random_faults
 
     names = parse_patients(patients)
@@ -140,14 +162,21 @@ def cgm_simulate(
         fault_plan = faults_from_csv(Path(faults), names, days * 1440)
     plan = meals_from_csv(Path(meals), len(names), days) if meals != "random" else "random"
     chosen = None if sensor == "none" else sensor
-    how = {"controller": controller, "sensor": chosen, "meals": plan, "seed": seed, "faults": fault_plan}
-    frame = simulate(names, days, **how)  # type: ignore[arg-type]
+    sessions = None
+    how: dict[str, Any] = {"controller": controller, "sensor": chosen, "meals": plan, "seed": seed,
+                           "faults": fault_plan}  # fmt: skip
+    if exercise == "random":
+        intensity, sessions = exercise_sessions(len(names), days, np.random.default_rng([seed, 7]))
+        how["exercise"] = (intensity, sessions)
+    frame = simulate(names, days, **how)
     sample_time = Sensor.named(chosen).sample_time if chosen else 1
     params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
-              "meals": meals, "faults": faults, "seed": seed}  # fmt: skip
-    write_simulation(frame, out, sample_time=sample_time, params=params, faults=fault_plan)
+              "meals": meals, "faults": faults, "exercise": exercise, "seed": seed}  # fmt: skip
+    write_simulation(frame, out, sample_time=sample_time, params=params, faults=fault_plan, exercise=sessions)
     n = int((frame["minute"] % sample_time == 0).sum())
     click.echo(f"simulated {len(names)} patient(s) x {days} day(s): {n} readings every {sample_time} min")
     if fault_plan is not None:
         click.echo(f"injected {len(fault_plan.events)} fault interval(s)")
+    if sessions is not None:
+        click.echo(f"planned {len(sessions)} exercise session(s)")
     click.echo(f"wrote {out}")

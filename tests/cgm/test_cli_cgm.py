@@ -63,3 +63,15 @@ def test_import_then_metrics(shared_data: Path, tmp_path: Path) -> None:
     assert metrics.returncode == 0, metrics.stderr
     rows = json.loads(metrics.stdout)
     assert len(rows) == 1
+
+
+def test_simulate_with_exercise_writes_sessions(tmp_path: Path) -> None:
+    res = run("simulate", "--patients", "adult#001", "--days", "7", "--exercise", "random", "--seed", "2",
+              "--out", tmp_path / "sim")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    events = pd.read_parquet(tmp_path / "sim" / "events.parquet")
+    sessions = events[events["kind"] == "exercise"]
+    assert len(sessions) >= 1
+    assert sessions["unit"].eq("min").all()
+    assert sessions["detail"].str.match(r"^(running|cycling)@0\.\d\d$").all()
+    assert ((sessions["value"] >= 20) & (sessions["value"] <= 60)).all()

@@ -3,7 +3,7 @@
 Patient parameters are read at run time from an installed simglucose (``wearbench[cgm]``);
 importing this package does not import simglucose. Components, one package each, as simglucose:
 ``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
-``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals); ``faults`` injects
+``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals, exercise sessions); ``faults`` injects
 HealthLoopQA's sensor/pump malfunctions and attacks (``simulate(..., faults=plan)``).
 
 Example:
@@ -31,7 +31,7 @@ from wearbench.sim.patient import (
     step_minute,
 )
 from wearbench.sim.pump import Pump
-from wearbench.sim.scenario import fixed_meals, random_meals
+from wearbench.sim.scenario import exercise_array, exercise_sessions, fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
 
 __all__ = [
@@ -45,6 +45,8 @@ __all__ = [
     "PatientState",
     "Pump",
     "Sensor",
+    "exercise_array",
+    "exercise_sessions",
     "fault_names",
     "faults_from_csv",
     "fixed_meals",

@@ -11,6 +11,7 @@ from wearbench._errors import WearbenchError
 from wearbench.sim.controller import BasalBolusController, Controller, PIDController
 from wearbench.sim.faults import FaultInjector, FaultPlan
 from wearbench.sim.patient import initial_state, linear_system, load_params, step_minute
+from wearbench.sim.patient._model import exercise_step
 from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import fixed_meals, random_meals
@@ -32,6 +33,7 @@ def simulate(
     seed: int | np.random.Generator = 0,
     substeps: int = 2,
     faults: FaultPlan | None = None,
+    exercise: tuple[FloatArray, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -52,6 +54,9 @@ def simulate(
         seed: Seed or generator for meals and sensor noise.
         substeps: RK4 steps per minute.
         faults: Fault plan (:mod:`wearbench.sim.faults`) applied inside the loop, or ``None``.
+        exercise: ``(intensity, sessions)`` from
+            :func:`~wearbench.sim.scenario.exercise_sessions` (intensity 0-1 of shape
+            ``(P, days * 1440)``), or ``None``; see ``docs/cgm-exercise.md``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -62,6 +67,7 @@ def simulate(
         ``cgm_clean`` (fault-free reading), ``carbs_eaten`` (g), ``insulin_requested`` (the
         controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
+        With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
     """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
@@ -85,14 +91,23 @@ def simulate(
     cgm_sensor = Sensor.named(sensor) if sensor is not None else None
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
     the_pump = Pump.named(pump) if pump is not None else None
+    ex = None
+    if exercise is not None:
+        ex = np.asarray(exercise[0], dtype=np.float64)
+        if ex.shape != (n, minutes) or not np.all((ex >= 0) & (ex <= 1)):
+            raise WearbenchError(f"exercise intensity must have shape {(n, minutes)} and lie in [0, 1]")
 
     if faults is not None:
-        return _simulate_faulty(params, patients, minutes, carbs_all, ctrl, cgm_sensor, noise, the_pump,
-                                substeps, faults)  # fmt: skip
+        frame = _simulate_faulty(params, patients, minutes, carbs_all, ctrl, cgm_sensor, noise, the_pump,
+                                 substeps, faults, ex)  # fmt: skip
+        if ex is not None:
+            frame["exercise"] = ex.ravel()
+        return frame
     rec = {k: np.empty((minutes, n)) for k in ("true_bg", "gsub", "cgm", "insulin")}
     system = linear_system(params)
     state = initial_state(params)
     cgm = state.gsub(params)
+    z = np.zeros(n)
     for t in range(minutes):
         gsub = state.gsub(params)
         if cgm_sensor is None or noise is None:
@@ -109,9 +124,13 @@ def simulate(
         rec["gsub"][t] = gsub
         rec["cgm"][t] = cgm
         rec["insulin"][t] = insulin
-        state = step_minute(state, carbs, insulin, params, substeps, system)
+        if ex is None:
+            state = step_minute(state, carbs, insulin, params, substeps, system)
+        else:
+            uptake, gain, z = exercise_step(ex[:, t], z)
+            state = step_minute(state, carbs, insulin, params, substeps, system, uptake, gain)
 
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "patient": pd.Categorical(np.repeat(np.asarray(patients), minutes)),
             "minute": np.tile(np.arange(minutes), n),
@@ -120,6 +139,9 @@ def simulate(
             "insulin": rec["insulin"].T.ravel(),
         }
     )
+    if ex is not None:
+        frame["exercise"] = ex.ravel()
+    return frame
 
 
 def _simulate_faulty(
@@ -133,6 +155,7 @@ def _simulate_faulty(
     the_pump: Pump | None,
     substeps: int,
     faults: FaultPlan,
+    ex: FloatArray | None = None,
 ) -> pd.DataFrame:
     """The loop of :func:`simulate` with faults applied to each stream (see ``docs/cgm-faults.md``)."""
     n = params.n_patients
@@ -163,6 +186,7 @@ def _simulate_faulty(
     cgm = state.gsub(params)
     shown = cgm.copy()
     held = cgm.copy()  # last valid reading, what the controller uses while the signal is missing
+    z = zeros.copy()
     for t in range(minutes):
         gsub = state.gsub(params)
         sample = cgm_sensor is None or cgm_sensor.is_sample(t)
@@ -187,7 +211,11 @@ def _simulate_faulty(
                      ("carbs", announced), ("insulin", displayed), ("insulin_requested", basal + bolus),
                      ("insulin_delivered", delivered)):  # fmt: skip
             rec[k][t] = v
-        state = step_minute(state, eaten, delivered, params, substeps, system)
+        if ex is None:
+            state = step_minute(state, eaten, delivered, params, substeps, system)
+        else:
+            uptake, gain, z = exercise_step(ex[:, t], z)
+            state = step_minute(state, eaten, delivered, params, substeps, system, uptake, gain)
 
     return pd.DataFrame(
         {

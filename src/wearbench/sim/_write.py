@@ -11,6 +11,10 @@ With a fault plan, also ``labels.parquet`` (``subject_id``, ``time``, ``label`` 
 (exclusive), ``label``, ``intensity``, ``description``); ``readings`` then hold what the faulty
 sensor showed (NaN while the signal is missing), ``truth`` gains ``cgm_clean``, and the insulin
 events are what the pump showed (see ``docs/cgm-faults.md``).
+
+With exercise sessions, ``events.parquet`` also holds one ``kind="exercise"`` row per session at
+its start: ``value`` = duration (``unit`` ``"min"``), ``detail`` = ``"running@0.60"`` (kind and
+nominal intensity, fraction of heart-rate reserve; see ``docs/cgm-exercise.md``).
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ def write_simulation(
     params: Mapping[str, Any],
     start: str = "2024-01-01",
     faults: FaultPlan | None = None,
+    exercise: pd.DataFrame | None = None,
 ) -> Path:
     """Write :func:`~wearbench.sim.simulate` output as a CGM dataset folder (see the module docstring).
 
@@ -103,6 +108,8 @@ def write_simulation(
         params: Run parameters for the manifest.
         start: Time of minute 0.
         faults: The plan the frame was simulated with, to write labels and intervals.
+        exercise: The sessions table the frame was simulated with (``patient`` row index,
+            ``start``, ``duration``, ``kind``, ``intensity``), written as exercise events.
     """
     out.mkdir(parents=True, exist_ok=True)
     time = pd.Timestamp(start) + pd.to_timedelta(frame["minute"], unit="min")
@@ -126,6 +133,15 @@ def write_simulation(
         events.append(pd.DataFrame({"subject_id": rows["patient"].astype(str), "time": time[rows.index],
                                     "kind": kind, "value": rows[column].astype("float64"), "unit": unit,
                                     "detail": ""}))  # fmt: skip
+    if exercise is not None and len(exercise):
+        minutes = int(frame["minute"].max()) + 1
+        subjects = frame["patient"].astype(str).to_numpy()[::minutes]
+        events.append(pd.DataFrame({
+            "subject_id": subjects[exercise["patient"].to_numpy(dtype=np.int64)],
+            "time": pd.Timestamp(start) + pd.to_timedelta(exercise["start"].to_numpy(), unit="min"),
+            "kind": "exercise", "value": exercise["duration"].astype("float64").to_numpy(), "unit": "min",
+            "detail": [f"{k}@{v:.2f}" for k, v in zip(exercise["kind"], exercise["intensity"], strict=True)],
+        }))  # fmt: skip
     pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]).to_parquet(
         out / "events.parquet", index=False
     )

@@ -34,7 +34,28 @@ import numpy as np
 
 from wearbench.sim.patient._params import N_STATES, FloatArray, PatientParams
 
-__all__ = ["LinearSystem", "MinuteTerms", "linear_system", "minute_terms", "rhs", "rhs_terms"]
+__all__ = [
+    "EXERCISE_SENSITIVITY",
+    "EXERCISE_TAU_OFF",
+    "EXERCISE_TAU_ON",
+    "EXERCISE_UPTAKE",
+    "LinearSystem",
+    "MinuteTerms",
+    "exercise_step",
+    "linear_system",
+    "minute_terms",
+    "rhs",
+    "rhs_terms",
+]
+
+EXERCISE_UPTAKE = 0.012
+"""Insulin-independent uptake from plasma per unit intensity (1/min): ``dGp -= beta * e * Gp``."""
+EXERCISE_SENSITIVITY = 1.5
+"""Rise of insulin-dependent utilisation per unit of the sensitivity state: ``Vmx * (1 + alpha * Z)``."""
+EXERCISE_TAU_ON = 15.0
+"""Time constant (min) with which the sensitivity state ``Z`` rises towards the intensity."""
+EXERCISE_TAU_OFF = 240.0
+"""Time constant (min) of the decay of ``Z`` (raised insulin sensitivity) after a session."""
 
 # Extra rows of the linear system: the EGP argument, the renal-excretion argument and Vmt.
 _EGP, _RENAL, _VMT = N_STATES, N_STATES + 1, N_STATES + 2
@@ -63,6 +84,9 @@ class MinuteTerms(NamedTuple):
         const: Constant column including this minute's carb and insulin inputs, ``(16, P)``.
         aa, cc, b_dbar, d_dbar: Gastric-emptying coefficients (1/mg, 1/mg, mg, mg), ``(P,)``.
         kmax, half_range: ``kmax`` and ``(kmax - kmin) / 2`` (1/min), ``(P,)``.
+        uptake: Exercise insulin-independent uptake rate (1/min) of plasma glucose, ``(P,)``, or
+            ``None`` without exercise.
+        vmx_gain: Exercise rise of ``Vmx`` as a fraction (``alpha * Z``), ``(P,)``, or ``None``.
     """
 
     A: FloatArray
@@ -73,6 +97,34 @@ class MinuteTerms(NamedTuple):
     d_dbar: FloatArray
     kmax: FloatArray
     half_range: FloatArray
+    uptake: FloatArray | None = None
+    vmx_gain: FloatArray | None = None
+
+
+def exercise_step(intensity: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Exercise terms for one minute and the next sensitivity state (pure).
+
+    The sensitivity state ``Z`` (dimensionless) follows the intensity ``e`` (fraction of heart-rate
+    reserve, 0-1) with time constant ``EXERCISE_TAU_ON`` while ``e > Z`` and decays with
+    ``EXERCISE_TAU_OFF`` otherwise (after the session): ``Z' = (e - Z)/tau_on`` or ``-Z/tau_off``.
+
+    Args:
+        intensity: Exercise intensity this minute, shape ``(P,)``, in [0, 1].
+        z: Sensitivity state at the start of the minute, shape ``(P,)``.
+
+    Returns:
+        ``(uptake, vmx_gain, z_next)``: uptake rate ``beta * e`` (1/min), the fractional rise of
+        ``Vmx`` (``alpha * Z``) and ``Z`` one minute later, each of shape ``(P,)``.
+    """
+    rising = intensity > z
+    z_next = np.where(
+        rising,
+        intensity + (z - intensity) * np.exp(-1.0 / EXERCISE_TAU_ON),
+        z * np.exp(-1.0 / EXERCISE_TAU_OFF),
+    )
+    uptake: FloatArray = EXERCISE_UPTAKE * intensity
+    gain: FloatArray = EXERCISE_SENSITIVITY * z
+    return uptake, gain, z_next
 
 
 def linear_system(params: PatientParams) -> LinearSystem:
@@ -116,6 +168,8 @@ def minute_terms(
     dbar: FloatArray,
     params: PatientParams,
     system: LinearSystem | None = None,
+    uptake: FloatArray | None = None,
+    vmx_gain: FloatArray | None = None,
 ) -> MinuteTerms:
     """Precompute the right-hand side's inputs for a minute with constant inputs.
 
@@ -126,6 +180,8 @@ def minute_terms(
             eaten since; it sets the gastric-emptying nonlinearity. ``<= 0`` means no meal yet.
         params: Patient parameters.
         system: ``linear_system(params)``, if already computed.
+        uptake: Exercise insulin-independent uptake rate (1/min), ``(P,)``; ``None`` for none.
+        vmx_gain: Exercise fractional rise of ``Vmx``, ``(P,)``; ``None`` for none.
 
     Returns:
         The terms for :func:`rhs_terms`.
@@ -147,6 +203,8 @@ def minute_terms(
         d_dbar=np.where(has_meal, p.d * dbar, 0.0),
         kmax=p.kmax,
         half_range=(p.kmax - p.kmin) / 2.0,
+        uptake=uptake,
+        vmx_gain=vmx_gain,
     )
 
 
@@ -175,7 +233,12 @@ def rhs_terms(x: FloatArray, terms: MinuteTerms, params: PatientParams) -> Float
     # endogenous production (non-negative) and renal excretion above the threshold ke2
     dx[3] += np.maximum(lin[_EGP], 0.0) - np.maximum(lin[_RENAL], 0.0)
     # insulin-dependent utilisation, Michaelis-Menten
-    dx[4] -= lin[_VMT] * x[4] / (params.Km0 + x[4])
+    vmt = lin[_VMT]
+    if terms.vmx_gain is not None:  # exercise: insulin sensitivity Vmx * (1 + alpha * Z)
+        vmt = vmt + terms.vmx_gain * params.Vmx * x[6]
+    dx[4] -= vmt * x[4] / (params.Km0 + x[4])
+    if terms.uptake is not None:  # exercise: insulin-independent uptake beta * e * Gp
+        dx[3] -= terms.uptake * x[3]
     dx *= (x >= 0) | _NO_CLIP
     return dx
 

@@ -66,6 +66,8 @@ def step_minute(
     params: PatientParams,
     substeps: int = 2,
     system: LinearSystem | None = None,
+    uptake: FloatArray | None = None,
+    vmx_gain: FloatArray | None = None,
 ) -> PatientState:
     """Advance all patients by one minute.
 
@@ -76,6 +78,9 @@ def step_minute(
         params: Patient parameters.
         substeps: RK4 steps per minute.
         system: ``linear_system(params)``, precomputed to save time when stepping repeatedly.
+        uptake: Exercise insulin-independent uptake rate (1/min), ``(P,)``, or ``None``
+            (see :func:`~wearbench.sim.patient._model.exercise_step`).
+        vmx_gain: Exercise fractional rise of ``Vmx``, ``(P,)``, or ``None``.
 
     Returns:
         The state one minute later (the input state is not modified).
@@ -88,7 +93,7 @@ def step_minute(
     food_taken = np.where(starts, 0.0, state.food_taken) + to_eat
     dbar = last_qsto + food_taken * 1000.0  # mg
 
-    terms = minute_terms(to_eat, insulin_rate, dbar, params, system)
+    terms = minute_terms(to_eat, insulin_rate, dbar, params, system, uptake, vmx_gain)
     x = state.x
     h = 1.0 / substeps
     for _ in range(substeps):
