@@ -33,6 +33,10 @@ def test_simulate_writes_a_cgm_dataset(tmp_path: Path) -> None:
     events = pd.read_parquet(tmp_path / "sim" / "events.parquet")
     carbs = events[events["kind"] == "carbs"]
     assert carbs.groupby("subject_id")["value"].sum().tolist() == [195.0, 195.0, 195.0]
+    assert carbs["detail"].tolist()[:3] == ["breakfast", "lunch", "dinner"]  # 07:00, 12:00, 18:00
+    boluses = events[events["kind"] == "bolus"]
+    assert len(boluses) == 9  # one carb-counted bolus per meal and patient
+    assert (events[events["kind"] == "basal"]["unit"] == "U").all()
     manifest = json.loads((tmp_path / "sim" / "manifest.json").read_text())
     assert set(manifest["files"]) == {"readings.parquet", "truth.parquet", "events.parquet"}
 

@@ -87,7 +87,10 @@ def test_random_meals() -> None:
 
 def test_simulate_frame() -> None:
     df = simulate(["adult#001", "child#002"], 1, seed=5)
-    assert list(df.columns) == ["patient", "minute", "true_bg", "gsub", "cgm", "carbs", "insulin"]
+    assert list(df.columns) == [
+        "patient", "minute", "true_bg", "gsub", "cgm", "carbs", "insulin", "basal", "bolus"
+    ]  # fmt: skip
+    assert np.allclose(df["basal"] + df["bolus"], df["insulin"])
     assert len(df) == 2 * 1440
     assert df["cgm"].between(39, 600).all()
     assert (df["insulin"] >= 0).all()

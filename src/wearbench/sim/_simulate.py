@@ -103,11 +103,11 @@ def simulate(
         if ex is not None:
             frame["exercise"] = ex.ravel()
         return frame
-    rec = {k: np.empty((minutes, n)) for k in ("true_bg", "gsub", "cgm", "insulin")}
+    rec = {k: np.empty((minutes, n)) for k in ("true_bg", "gsub", "cgm", "insulin", "basal", "bolus")}
     system = linear_system(params)
     state = initial_state(params)
     cgm = state.gsub(params)
-    z = np.zeros(n)
+    z, zeros = np.zeros(n), np.zeros(n)  # z: exercise sensitivity state; zeros: broadcast helper
     for t in range(minutes):
         gsub = state.gsub(params)
         if cgm_sensor is None or noise is None:
@@ -117,9 +117,11 @@ def simulate(
         carbs = carbs_all[:, t]
         action = ctrl.policy(cgm, carbs, t)
         if the_pump is None:
-            insulin = action.basal + action.bolus
+            basal, bolus = action.basal + zeros, action.bolus + zeros
         else:
-            insulin = the_pump.basal(action.basal) + the_pump.bolus(action.bolus)
+            basal, bolus = the_pump.basal(action.basal) + zeros, the_pump.bolus(action.bolus) + zeros
+        insulin = basal + bolus
+        rec["basal"][t], rec["bolus"][t] = basal, bolus
         rec["true_bg"][t] = state.bg(params)
         rec["gsub"][t] = gsub
         rec["cgm"][t] = cgm
@@ -134,9 +136,11 @@ def simulate(
         {
             "patient": pd.Categorical(np.repeat(np.asarray(patients), minutes)),
             "minute": np.tile(np.arange(minutes), n),
-            **{k: v.T.ravel() for k, v in rec.items() if k != "insulin"},
+            **{k: v.T.ravel() for k, v in rec.items() if k not in ("insulin", "basal", "bolus")},
             "carbs": carbs_all.ravel(),
             "insulin": rec["insulin"].T.ravel(),
+            "basal": rec["basal"].T.ravel(),
+            "bolus": rec["bolus"].T.ravel(),
         }
     )
     if ex is not None:
@@ -179,6 +183,8 @@ def _simulate_faulty(
         "insulin",
         "insulin_requested",
         "insulin_delivered",
+        "basal",
+        "bolus",
     )
     rec = {k: np.empty((minutes, n)) for k in keys}
     system = linear_system(params)
@@ -205,7 +211,9 @@ def _simulate_faulty(
             basal, bolus = action.basal + zeros, action.bolus + zeros
         else:
             basal, bolus = the_pump.basal(action.basal) + zeros, the_pump.bolus(action.bolus) + zeros
-        displayed = inj.apply("basal", t, basal) + inj.apply("bolus", t, bolus)
+        shown_basal, shown_bolus = inj.apply("basal", t, basal), inj.apply("bolus", t, bolus)
+        displayed = shown_basal + shown_bolus
+        rec["basal"][t], rec["bolus"][t] = shown_basal, shown_bolus
         delivered = inj.apply("total", t, displayed)
         for k, v in (("true_bg", state.bg(params)), ("gsub", gsub), ("cgm", shown), ("cgm_clean", cgm),
                      ("carbs", announced), ("insulin", displayed), ("insulin_requested", basal + bolus),
@@ -224,6 +232,8 @@ def _simulate_faulty(
             **{k: rec[k].T.ravel() for k in ("true_bg", "gsub", "cgm", "cgm_clean", "carbs")},
             "carbs_eaten": carbs_all.ravel(),
             **{k: rec[k].T.ravel() for k in ("insulin", "insulin_requested", "insulin_delivered")},
+            "basal": rec["basal"].T.ravel(),
+            "bolus": rec["bolus"].T.ravel(),
             "label": faults.label_matrix(n, minutes).ravel(),
         }
     )

@@ -2,9 +2,10 @@
 
 Files: ``readings.parquet`` (the canonical CGM record: ``subject_id``, ``time``, ``glucose`` = what
 the sensor showed, mg/dL, at the sensor's sample time), ``truth.parquet`` (``subject_id``,
-``time``, ``true_bg``, ``cgm`` at the same samples), ``events.parquet`` (carbs in g and insulin in
-U per minute with delivery, as canonical events) and ``manifest.json`` (parameters, sha256 of
-each file). Times count from ``start`` (local midnight of the first day).
+``time``, ``true_bg``, ``cgm`` at the same samples), ``events.parquet`` (carbs in g with the meal
+type, basal insulin in U per minute of delivery and boluses in U, as canonical events) and
+``manifest.json`` (parameters, sha256 of each file). Times count from ``start`` (local midnight
+of the first day).
 
 With a fault plan, also ``labels.parquet`` (``subject_id``, ``time``, ``label`` per sensor sample;
 ``""`` when normal) and ``faults.parquet`` (one row per interval: ``subject_id``, ``start``, ``end``
@@ -34,7 +35,7 @@ from wearbench._version import __version__
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
 
-__all__ = ["meals_from_csv", "parse_patients", "write_simulation"]
+__all__ = ["meal_type", "meals_from_csv", "parse_patients", "write_simulation"]
 
 _RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
 
@@ -85,6 +86,21 @@ def meals_from_csv(path: Path, n_patients: int, days: int) -> np.ndarray:
     return np.tile(per_minute, (n_patients, 1))
 
 
+def meal_type(times: pd.Series) -> list[str]:
+    """Meal type by local clock time: breakfast 05–10 h, lunch 11–15 h, dinner 17–21 h, else snack.
+
+    The simulator's scenarios announce carbs without a type (simglucose's random scenario draws
+    breakfast, lunch, dinner and three snacks in those windows), so the type is read off the time.
+    """
+    hours = pd.to_datetime(times).dt.hour.to_numpy()
+    kinds = np.select(
+        [(hours >= 5) & (hours <= 10), (hours >= 11) & (hours <= 15), (hours >= 17) & (hours <= 21)],
+        ["breakfast", "lunch", "dinner"],
+        default="snack",
+    )
+    return [str(k) for k in kinds]
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -128,11 +144,12 @@ def write_simulation(
         _write_faults(frame, out, sampled, subject, t_s, faults, pd.Timestamp(start))
         names += ["labels.parquet", "faults.parquet"]
     events = []
-    for kind, column, unit in (("carbs", "carbs", "g"), ("insulin", "insulin", "U")):
+    for kind, column, unit in (("carbs", "carbs", "g"), ("basal", "basal", "U"), ("bolus", "bolus", "U")):
         rows = frame[frame[column] > 0]
+        detail = meal_type(time[rows.index]) if kind == "carbs" else [""] * len(rows)
         events.append(pd.DataFrame({"subject_id": rows["patient"].astype(str), "time": time[rows.index],
                                     "kind": kind, "value": rows[column].astype("float64"), "unit": unit,
-                                    "detail": ""}))  # fmt: skip
+                                    "detail": detail}))  # fmt: skip
     if exercise is not None and len(exercise):
         minutes = int(frame["minute"].max()) + 1
         subjects = frame["patient"].astype(str).to_numpy()[::minutes]
