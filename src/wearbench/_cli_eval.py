@@ -87,15 +87,13 @@ def eval_cmd(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
             progress=progress,
         )  # fmt: skip
+    from wearbench.bench import read_items
     from wearbench.runner import RunStore
-    from wearbench.scoring import score_run
+    from wearbench.scoring import covered_items, score_run
 
     with RunStore(out) as store:
         rows = store.rows(summary.info.run_id)
-    from wearbench.bench import read_items
-
-    items = {i.id: i for i in read_items(bench_dir)}
-    score = score_run(rows, {k: v for k, v in items.items() if any(r.item_id == k for r in rows)})
+    score = score_run(rows, covered_items(summary.info, read_items(bench_dir)))
     retried = f", {summary.retried} errored item(s) retried" if summary.retried else ""
     click.echo(f"{summary.info.run_id}: {summary.answered} item(s) answered now{retried}")
     click.echo(score.summary_line())
