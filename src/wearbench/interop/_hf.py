@@ -22,7 +22,7 @@ from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, METRICS, from_wearab
 from wearbench.interop._common import official_number
 from wearbench.questions import LETTERS, Item, UserContext
 
-__all__ = ["HF_COLUMNS", "HF_PARQUET", "ItemData", "export_hf", "item_data"]
+__all__ = ["HF_COLUMNS", "HF_PARQUET", "ItemData", "export_hf", "item_data", "item_labels"]
 
 #: The Parquet file, relative to the export folder.
 HF_PARQUET = "data/test-00000-of-00001.parquet"
@@ -134,9 +134,9 @@ def _json(value: Any, sort_keys: bool = True) -> str:
     return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _row(item: Item, data: ItemData) -> dict[str, Any]:
+def item_labels(item: Item) -> dict[str, Any]:
+    """An item's labels and provenance (type, taxonomy, user, dates, metrics, grounding) as JSON values."""
     return {
-        "id": item.id,
         "type": item.type,
         "reasoning": item.reasoning,
         "signals": item.signals,
@@ -147,12 +147,19 @@ def _row(item: Item, data: ItemData) -> dict[str, Any]:
         "window_days": item.window_days,
         "history_days": item.history_days,
         "metrics": list(item.metrics),
+        "pair_kind": item.pair_kind,
+        "grounding_ref": item.grounding_ref,
+    }
+
+
+def _row(item: Item, data: ItemData) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        **item_labels(item),
         "question": item.question,
         "options": [item.options[letter] for letter in LETTERS],
         "answer": item.answer,
         "answer_index": LETTERS.index(item.answer),
-        "pair_kind": item.pair_kind,
-        "grounding_ref": item.grounding_ref,
         "demographics": _json(data.demographics),
         "blood_panel": None if data.blood_panel is None else _json(data.blood_panel),
         "reference": _json(data.reference),

@@ -16,7 +16,7 @@ from typing import Any
 
 from wearbench.bench import load_context, read_items
 from wearbench.cohort import BIOMARKERS, METRICS
-from wearbench.interop._hf import ItemData, item_data
+from wearbench.interop._hf import ItemData, item_data, item_labels
 from wearbench.questions import LETTERS, Item
 
 __all__ = ["INSPECT_SAMPLES", "INSPECT_TASK", "export_inspect", "item_prompt", "item_sample"]
@@ -120,20 +120,7 @@ def item_sample(item: Item, data: ItemData) -> dict[str, Any]:
         "input": item_prompt(item, data),
         "choices": [item.options[letter] for letter in LETTERS],
         "target": item.answer,
-        "metadata": {
-            "type": item.type,
-            "reasoning": item.reasoning,
-            "signals": item.signals,
-            "grounding": item.grounding,
-            "dependency": item.dependency,
-            "user_id": item.user_id,
-            "end_date": item.end_date,
-            "window_days": item.window_days,
-            "history_days": item.history_days,
-            "metrics": list(item.metrics),
-            "pair_kind": item.pair_kind,
-            "grounding_ref": item.grounding_ref,
-        },
+        "metadata": item_labels(item),
     }
 
 
