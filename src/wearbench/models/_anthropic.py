@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from wearbench.models._openai import LLM_INSTALL_HINT, json_object, response_text, retry_after_s
+from wearbench.models._openai import LLM_INSTALL_HINT, json_object, map_sdk_error, response_text
 from wearbench.models._pricing import cost_usd
 from wearbench.models._retry import call_with_retries
 from wearbench.models._types import (
@@ -158,24 +158,7 @@ class AnthropicChat:
         )
 
     def _map_error(self, e: Exception) -> ModelError:
-        sdk = self._sdk
-        if isinstance(e, sdk.RateLimitError):
-            return TransientModelError(
-                f"{self.name}: HTTP 429 rate limited", retry_after_s(e.response.headers)
-            )
-        if isinstance(e, sdk.APITimeoutError):
-            return TransientModelError(f"{self.name}: request timed out")
-        if isinstance(e, sdk.APIConnectionError):
-            return TransientModelError(f"{self.name}: connection failed ({e})")
-        if isinstance(e, sdk.APIStatusError):
-            if e.status_code >= 500:  # includes 529 overloaded
-                return TransientModelError(
-                    f"{self.name}: HTTP {e.status_code}: {e.message}", retry_after_s(e.response.headers)
-                )
-            return ModelError(f"{self.name}: HTTP {e.status_code}: {e.message}")
-        if isinstance(e, sdk.APIResponseValidationError):
-            return TransientModelError(f"{self.name}: malformed response ({e})")
-        return ModelError(f"{self.name}: {type(e).__name__}: {e}")
+        return map_sdk_error(self._sdk, e, self.name)
 
     async def _once(self, kwargs: dict[str, Any]) -> tuple[ModelOutput, float]:
         start = time.perf_counter()
