@@ -32,8 +32,6 @@ def cgm_import(source: str, path: Path, out: Path) -> None:
     """
     from wearbench.cgm.sources import import_cgm
 
-    if not path.exists():
-        raise WearbenchError(f"{path}: no such file or folder")
     _, report = import_cgm(source, path, out)
     click.echo(
         f"{source}: {report['subjects']} subject(s), {report['readings']} reading(s), "

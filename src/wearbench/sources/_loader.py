@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench._registry import registered, registry
+from wearbench._registry import Kind, registered, registry
 from wearbench.cohort import (
     BIOMARKER_NAMES,
     DEMOGRAPHIC_COLUMNS,
@@ -34,7 +34,15 @@ from wearbench.cohort import (
 )
 from wearbench.sources._report import ImportLog, ImportReport
 
-__all__ = ["REPORT_NAME", "LoadedSource", "assemble_cohort", "import_source", "loader", "source_names"]
+__all__ = [
+    "REPORT_NAME",
+    "LoadedSource",
+    "assemble_cohort",
+    "import_source",
+    "loader",
+    "run_loader",
+    "source_names",
+]
 
 REPORT_NAME = "import_report.json"
 loader = registered("loader")
@@ -174,13 +182,9 @@ def import_source(name: str, path: str | Path, out: str | Path | None = None) ->
         UnknownNameError: For an unknown loader (with close matches).
         WearbenchError: For unreadable or malformed input (one line naming file and place).
     """
-    entry = registry.get("loader", name)
     path = Path(path)
-    if not path.exists():
-        raise WearbenchError(f"{path}: no such file or folder")
-    log = ImportLog()
-    fn: Callable[[Path, ImportLog], LoadedSource] = entry.obj
-    loaded = fn(path, log)
+    found, log = run_loader("loader", name, path)
+    loaded: LoadedSource = found
     params = {"path": str(path), **{k: v for k, v in loaded.extras.items() if _jsonable(v)}}
     cohort = assemble_cohort(loaded, log, {"name": name, "params": params})
     report = _report(name, path, cohort, log)
@@ -189,6 +193,24 @@ def import_source(name: str, path: str | Path, out: str | Path | None = None) ->
         text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
         (Path(out) / REPORT_NAME).write_text(text, encoding="utf-8")
     return cohort, report
+
+
+def run_loader(kind: Kind, name: str, path: Path) -> tuple[Any, ImportLog]:
+    """Run the registered loader ``name`` of ``kind`` (``loader`` or ``cgm_loader``) on ``path``.
+
+    Returns:
+        What the loader returned, and the import log it filled.
+
+    Raises:
+        UnknownNameError: For an unknown loader (with close matches).
+        WearbenchError: If ``path`` does not exist, or the loader rejects the input.
+    """
+    entry = registry.get(kind, name)
+    if not path.exists():
+        raise WearbenchError(f"{path}: no such file or folder")
+    log = ImportLog()
+    fn: Callable[[Path, ImportLog], Any] = entry.obj
+    return fn(path, log), log
 
 
 def _jsonable(value: Any) -> bool:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
-from wearbench._registry import registry
 from wearbench.cgm._record import CGMData
+from wearbench.sources._loader import run_loader
 from wearbench.sources._report import ImportLog
 
 __all__ = ["import_cgm", "import_report"]
@@ -95,13 +94,9 @@ def import_cgm(name: str, path: str | Path, out: str | Path | None = None) -> tu
         UnknownNameError: For an unknown loader (with close matches).
         WearbenchError: For unreadable or malformed input (one line naming file and place).
     """
-    entry = registry.get("cgm_loader", name)
     path = Path(path)
-    if not path.exists():
-        raise WearbenchError(f"{path}: no such file or folder")
-    log = ImportLog()
-    fn: Callable[[Path, ImportLog], CGMData] = entry.obj
-    data = fn(path, log)
+    loaded, log = run_loader("cgm_loader", name, path)
+    data: CGMData = loaded
     report = import_report(name, path, data, log)
     if out is not None:
         _write(data, report, Path(out))
