@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench.bench import read_items
 from wearbench.models import GenerateConfig
 from wearbench.runner import RunStore, Setting, evaluate
-from wearbench.scoring import score_run
+from wearbench.scoring import covered_items, score_run
 
 __all__ = ["BASELINES", "demo_eval", "local_gguf_spec"]
 
@@ -58,21 +58,14 @@ def demo_eval(
     if gguf:  # a small model sees the 28-day window only: the full history exceeds its context
         specs.append((gguf, Setting("csv", "direct", ("no_history",)), GGUF_ITEMS, 1))
     results: dict[str, Any] = {}
+    items = read_items(bench_dir)
     for spec, setting, limit, concurrency in specs:
         summary = evaluate(
             bench_dir, spec, rundir, setting=setting, limit=limit, config=config, concurrency=concurrency
         )
-        results[spec] = _scored(rundir, summary.info.run_id)
+        with RunStore(rundir) as store:
+            rows = store.rows(summary.info.run_id)
+        d = score_run(rows, covered_items(summary.info, items)).to_dict()
+        results[spec] = {k: d[k] for k in ("accuracy", "ci_low", "ci_high", "n", "parse_failures")}
     results["report"] = str(report_runs([rundir], out / "eval-report.html", seed=seed))
     return results
-
-
-def _scored(rundir: Path, run_id: str) -> Mapping[str, Any]:
-    from wearbench.bench import read_items
-
-    with RunStore(rundir) as store:
-        info = store.run(run_id)
-        rows = store.rows(run_id)
-    items = {i.id: i for i in read_items(Path(info.bench)) if i.id in {r.item_id for r in rows}}
-    d = score_run(rows, items).to_dict()
-    return {k: d[k] for k in ("accuracy", "ci_low", "ci_high", "n", "parse_failures")}
