@@ -2,6 +2,12 @@
 
 from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
 from wearbench.cohort._describe import describe_cohort
+from wearbench.cohort._external import (
+    EXTERNAL_METRICS,
+    ExternalReference,
+    external_reference,
+    external_sources,
+)
 from wearbench.cohort._hash import content_hash
 from wearbench.cohort._io import load_cohort, read_manifest, save_cohort
 from wearbench.cohort._problems import Problem, ValidationReport
@@ -42,6 +48,7 @@ __all__ = [
     "DAILY_KEYS",
     "DEMOGRAPHIC_COLUMNS",
     "ETHNICITIES",
+    "EXTERNAL_METRICS",
     "METRICS",
     "METRIC_NAMES",
     "PERCENTILES",
@@ -51,6 +58,7 @@ __all__ = [
     "SEXES",
     "Biomarker",
     "Cohort",
+    "ExternalReference",
     "Metric",
     "Problem",
     "PublishedFigure",
@@ -60,6 +68,8 @@ __all__ = [
     "content_hash",
     "describe_cohort",
     "empty_tables",
+    "external_reference",
+    "external_sources",
     "from_wearableqa",
     "load_cohort",
     "metric",
