@@ -1,0 +1,42 @@
+"""Known failures of the independent checkers: the ONE place they are listed (the coordinator shrinks it).
+
+Each entry names a question type and why its items cannot pass today, with an example item id
+from the default build (200 users × 500 days, synth seed 0, build seed 0). The tests mark these
+types ``xfail(strict=True)``: once a type passes, its test fails until the entry is removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["OPTION_CHECKER_FAILURES", "SOLVER_FAILURES"]
+
+#: Types the prompt-only solver cannot reach >= 99% on, and what the prompt lacks.
+SOLVER_FAILURES: Mapping[str, str] = {
+    "recovery_time": (
+        "hidden rule: a baseline is defined only with >= 14 present days among the previous 28 "
+        "(min_count); the stem says only 'mean and SD of the previous 28 days, missing days skipped', "
+        "so a reader counts excursions the key ignores and picks a later 'most recent' run"
+    ),
+    "fitness_prediction": (
+        "the peer VO2max mean and SD the z-score uses (evidence ref_mean/ref_sd) are not shown; "
+        "the cohort reference section has no vo2max row"
+    ),
+    "cohort_position": "no prompt-only solver yet (reference percentiles are shown; reading rule unstated)",
+    "sleep_phenotype": "no prompt-only solver yet",
+    "activity_recommendation": "no prompt-only solver yet",
+    "blood_state": "no prompt-only solver yet",
+    "acute_strain": "no prompt-only solver yet (wording under rework by the health helper)",
+    "differential_rhr": "no prompt-only solver yet (wording under rework by the health helper)",
+}
+
+#: Types whose option texts the text-level checker cannot judge against the evidence.
+OPTION_CHECKER_FAILURES: Mapping[str, str] = {
+    "acute_strain": "no text-level checker yet (wording under rework by the health helper)",
+    "differential_rhr": "no text-level checker yet (wording under rework by the health helper)",
+    "blood_state": "no text-level checker yet",
+    "cohort_position": "no text-level checker yet",
+    "sleep_phenotype": "no text-level checker yet",
+    "activity_recommendation": "no text-level checker yet",
+    "fitness_prediction": "no text-level checker yet",
+}
