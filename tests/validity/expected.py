@@ -23,8 +23,6 @@ SOLVER_FAILURES: Mapping[str, str] = {
         "the cohort reference section has no vo2max row"
     ),
     "cohort_position": "no prompt-only solver yet (reference percentiles are shown; reading rule unstated)",
-    "sleep_phenotype": "no prompt-only solver yet",
-    "activity_recommendation": "no prompt-only solver yet",
     "blood_state": "no prompt-only solver yet",
     "acute_strain": "no prompt-only solver yet (wording under rework by the health helper)",
     "differential_rhr": "no prompt-only solver yet (wording under rework by the health helper)",
@@ -36,7 +34,4 @@ OPTION_CHECKER_FAILURES: Mapping[str, str] = {
     "differential_rhr": "no text-level checker yet (wording under rework by the health helper)",
     "blood_state": "no text-level checker yet",
     "cohort_position": "no text-level checker yet",
-    "sleep_phenotype": "no text-level checker yet",
-    "activity_recommendation": "no text-level checker yet",
-    "fitness_prediction": "no text-level checker yet",
 }

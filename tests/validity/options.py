@@ -12,13 +12,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tests.validity.solvers import (
+    activity_recommendation,
     concordance,
     conditional_effect,
     coupling_lag,
     excursion_count,
     period_comparison,
+    sleep_phenotype,
     trend,
 )
+from tests.validity.solvers._common import number
 
 from wearbench.questions import Item
 
@@ -77,14 +80,51 @@ def _concordance(text: str, ev: Mapping[str, Any], stem: str) -> bool:
     return r is not None and concordance.holds(text, float(r), concordance.grades(stem))
 
 
+def _sleep(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    cut = re.search(r"exceeds the cohort median of ([\d.,]+) min", stem)
+    length, eff, reg = ev["sleep_minutes_pct"], ev["sleep_efficiency_pct"], ev["regularity_mean"]
+    if cut is None or length is None or eff is None or reg is None:
+        return False
+    word = "reduced" if length < 25 else "lengthy" if length > 75 else "typical"
+    return text == sleep_phenotype.phenotype(word, eff < 25, reg > number(cut.group(1)))
+
+
+def _activity(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    pct, recent, usual = ev["steps_pct"], ev["window_median"], ev["history_median"]
+    share = re.search(r"differs by more than (\d+)%", stem)
+    if pct is None or recent is None or not usual or share is None:
+        return False
+    quarter = sum(pct >= c for c in (25, 50, 75))
+    rel = activity_recommendation.relation(recent, usual, int(share.group(1)) / 100)
+    return activity_recommendation.holds(text, quarter, rel)
+
+
+_FITNESS_BANDS = (("poor", -1.0), ("fair", 0.0), ("good", 1.0), ("high", float("inf")))
+
+
+def _fitness(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    """Band of z = (VO2max − peer mean) / peer SD, risk vs the mean, and the CI-read trend."""
+    m = re.match(r"Fitness band (\w+), (increased|decreased) long-term mortality risk, (.+) in VO2max$", text)
+    if m is None or None in (ev["vo2max"], ev["ref_mean"], ev["ref_sd"], ev["lo"], ev["hi"]):
+        return False
+    z = (ev["vo2max"] - ev["ref_mean"]) / ev["ref_sd"]
+    band = next(name for name, hi in _FITNESS_BANDS if z < hi)
+    risk = "increased" if z < 0 else "decreased"
+    trend = "a clear increase" if ev["lo"] > 0 else "a clear decrease" if ev["hi"] < 0 else "an unclear trend"
+    return (m.group(1), m.group(2), m.group(3)) == (band, risk, trend)
+
+
 CHECKERS: Mapping[str, Checker] = {
+    "activity_recommendation": _activity,
     "anomaly": _anomaly,
     "concordance": _concordance,
     "conditional_effect": _conditional,
     "coupling_lag": _coupling,
     "excursion_count": _excursions,
+    "fitness_prediction": _fitness,
     "period_comparison": _period,
     "recovery_time": _recovery,
+    "sleep_phenotype": _sleep,
     "strongest_pair": _strongest,
     "trend": _trend,
 }

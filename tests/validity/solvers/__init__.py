@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from tests.validity.prompt import Prompt
 from tests.validity.solvers import (
+    activity_recommendation,
     anomaly,
     concordance,
     conditional_effect,
@@ -13,6 +14,7 @@ from tests.validity.solvers import (
     excursion_count,
     period_comparison,
     recovery_time,
+    sleep_phenotype,
     strongest_pair,
     trend,
 )
@@ -21,6 +23,7 @@ from tests.validity.solvers._common import Unsolvable
 __all__ = ["SOLVERS", "Unsolvable"]
 
 SOLVERS: dict[str, Callable[[Prompt], str]] = {
+    "activity_recommendation": activity_recommendation.solve,
     "anomaly": anomaly.solve,
     "concordance": concordance.solve,
     "conditional_effect": conditional_effect.solve,
@@ -28,6 +31,7 @@ SOLVERS: dict[str, Callable[[Prompt], str]] = {
     "excursion_count": excursion_count.solve,
     "period_comparison": period_comparison.solve,
     "recovery_time": recovery_time.solve,
+    "sleep_phenotype": sleep_phenotype.solve,
     "strongest_pair": strongest_pair.solve,
     "trend": trend.solve,
 }
