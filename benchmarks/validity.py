@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.validity.expected import OPTION_CHECKER_FAILURES, SOLVER_FAILURES
+from tests.validity.expected import DEFECTS, OPTION_CHECKER_FAILURES, SOLVER_FAILURES
 from tests.validity.options import CHECKERS, true_options
 from tests.validity.score import solve_bench
 
@@ -65,6 +65,9 @@ def main() -> None:
                 print(f"    option miss {line}")
     print("\nknown solver failures (tests/validity/expected.py):")
     for qtype, reason in SOLVER_FAILURES.items():
+        print(f"  {qtype}: {reason}")
+    print("defects found (rules the stem does not state):")
+    for qtype, reason in DEFECTS.items():
         print(f"  {qtype}: {reason}")
     print("known option-checker failures:")
     for qtype, reason in OPTION_CHECKER_FAILURES.items():

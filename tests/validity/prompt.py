@@ -156,7 +156,7 @@ def _reference(text: str) -> tuple[tuple[str, str] | None, dict[str, dict[int, f
     for line in body.splitlines():
         hit = re.match(r"- (\w+) \([^)]*\): (.*)$", line)
         if hit:
-            pairs = re.findall(r"P(\d+)=(\S+?)(?:,|$)", hit.group(2))
+            pairs = re.findall(r"P(\d+)=(NA|-?\d[\d,]*(?:\.\d+)?)(?=, P|$)", hit.group(2))
             ref[hit.group(1)] = {int(p): _number(v) for p, v in pairs}
     return ((group.group(1), group.group(2)) if group else None), ref
 

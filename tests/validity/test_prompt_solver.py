@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from tests.validity.expected import SOLVER_FAILURES
+from tests.validity.expected import DEFECTS, SOLVER_FAILURES
 from tests.validity.score import Tally
 
 from wearbench import registry
@@ -27,7 +27,7 @@ def test_solver_reaches_target(solver_tally: Tally, qtype: str) -> None:
 
 
 def test_expected_failures_name_registered_types() -> None:
-    assert set(SOLVER_FAILURES) <= set(registry.names("question"))
+    assert set(SOLVER_FAILURES) | set(DEFECTS) <= set(registry.names("question"))
     assert all(reason.strip() for reason in SOLVER_FAILURES.values())
 
 
