@@ -1,0 +1,136 @@
+"""Text-level option checker: which option texts are true, judged from the item's evidence numbers.
+
+Each checker reads an option's *text* (never the structured claim) and compares what it states
+with ``item.evidence``; the stem is passed only for definitions it states (grade edges, bands).
+An item passes when exactly one option is true and it is the keyed one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tests.validity.solvers import (
+    activity_recommendation,
+    concordance,
+    conditional_effect,
+    coupling_lag,
+    excursion_count,
+    period_comparison,
+    sleep_phenotype,
+    trend,
+)
+from tests.validity.solvers._common import number
+
+from wearbench.questions import Item
+
+__all__ = ["CHECKERS", "true_options"]
+
+Checker = Callable[[str, Mapping[str, Any], str], bool]
+
+
+def _trend(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    if ev["lo"] is None or ev["hi"] is None or ev["slope"] is None:
+        return False
+    change = abs(ev["slope"]) * (ev["span_days"] - 1)
+    return trend.holds(text, ev["lo"], ev["hi"], change)
+
+
+def _excursions(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    count = sum(1 for r in ev["runs"] if r["start"] >= ev["window_start"])
+    return excursion_count.holds(text, count)
+
+
+def _anomaly(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    return bool(ev["decisive"]) and re.fullmatch(rf"\w+day {ev['winner']}", text) is not None
+
+
+def _recovery(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    if ev["days"] is None or ev["onset"] is None:
+        return False
+    return bool(text == ev["dates"][int(ev["onset"]) + int(ev["days"])])
+
+
+def _period(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    if ev["winner"] is None:
+        return False
+    year, month = ev["labels"][ev["winner"]].split("-")
+    return text == f"{period_comparison.MONTHS[int(month) - 1]} {year}"
+
+
+def _strongest(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    x, y = str(ev["winner"]).split("->")
+    return bool(ev["decisive"]) and text == f"{x.replace('_', ' ')} ↔ {y.replace('_', ' ')}"
+
+
+def _coupling(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    if ev["best_lag"] is None or ev["best_r"] is None:
+        return False
+    return coupling_lag.holds(text, int(ev["best_lag"]), float(ev["best_r"]))
+
+
+def _conditional(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    return ev["effect"] is not None and conditional_effect.holds(text, float(ev["effect"]))
+
+
+def _concordance(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    _, _, a, b, _ = concordance.reading(text)
+    r = ev.get(f"r:{a}~{b}")
+    return r is not None and concordance.holds(text, float(r), concordance.grades(stem))
+
+
+def _sleep(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    cut = re.search(r"exceeds the cohort median of ([\d.,]+) min", stem)
+    length, eff, reg = ev["sleep_minutes_pct"], ev["sleep_efficiency_pct"], ev["regularity_mean"]
+    if cut is None or length is None or eff is None or reg is None:
+        return False
+    word = "reduced" if length < 25 else "lengthy" if length > 75 else "typical"
+    return text == sleep_phenotype.phenotype(word, eff < 25, reg > number(cut.group(1)))
+
+
+def _activity(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    pct, recent, usual = ev["steps_pct"], ev["window_median"], ev["history_median"]
+    share = re.search(r"differs by more than (\d+)%", stem)
+    if pct is None or recent is None or not usual or share is None:
+        return False
+    quarter = sum(pct >= c for c in (25, 50, 75))
+    rel = activity_recommendation.relation(recent, usual, int(share.group(1)) / 100)
+    return activity_recommendation.holds(text, quarter, rel)
+
+
+_FITNESS_BANDS = (("poor", -1.0), ("fair", 0.0), ("good", 1.0), ("high", float("inf")))
+
+
+def _fitness(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    """Band of z = (VO2max − peer mean) / peer SD, risk vs the mean, and the CI-read trend."""
+    m = re.match(r"Fitness band (\w+), (increased|decreased) long-term mortality risk, (.+) in VO2max$", text)
+    if m is None or None in (ev["vo2max"], ev["ref_mean"], ev["ref_sd"], ev["lo"], ev["hi"]):
+        return False
+    z = (ev["vo2max"] - ev["ref_mean"]) / ev["ref_sd"]
+    band = next(name for name, hi in _FITNESS_BANDS if z < hi)
+    risk = "increased" if z < 0 else "decreased"
+    trend = "a clear increase" if ev["lo"] > 0 else "a clear decrease" if ev["hi"] < 0 else "an unclear trend"
+    return (m.group(1), m.group(2), m.group(3)) == (band, risk, trend)
+
+
+CHECKERS: Mapping[str, Checker] = {
+    "activity_recommendation": _activity,
+    "anomaly": _anomaly,
+    "concordance": _concordance,
+    "conditional_effect": _conditional,
+    "coupling_lag": _coupling,
+    "excursion_count": _excursions,
+    "fitness_prediction": _fitness,
+    "period_comparison": _period,
+    "recovery_time": _recovery,
+    "sleep_phenotype": _sleep,
+    "strongest_pair": _strongest,
+    "trend": _trend,
+}
+
+
+def true_options(item: Item) -> list[str]:
+    """Letters whose option text the type's checker finds true (KeyError: no checker)."""
+    check = CHECKERS[item.type]
+    return [k for k in sorted(item.options) if check(item.options[k], item.evidence, item.question)]

@@ -1,0 +1,37 @@
+"""One prompt-only solver per question type: ``solve(prompt) -> letter`` (see ``tests/validity``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tests.validity.prompt import Prompt
+from tests.validity.solvers import (
+    activity_recommendation,
+    anomaly,
+    concordance,
+    conditional_effect,
+    coupling_lag,
+    excursion_count,
+    period_comparison,
+    recovery_time,
+    sleep_phenotype,
+    strongest_pair,
+    trend,
+)
+from tests.validity.solvers._common import Unsolvable
+
+__all__ = ["SOLVERS", "Unsolvable"]
+
+SOLVERS: dict[str, Callable[[Prompt], str]] = {
+    "activity_recommendation": activity_recommendation.solve,
+    "anomaly": anomaly.solve,
+    "concordance": concordance.solve,
+    "conditional_effect": conditional_effect.solve,
+    "coupling_lag": coupling_lag.solve,
+    "excursion_count": excursion_count.solve,
+    "period_comparison": period_comparison.solve,
+    "recovery_time": recovery_time.solve,
+    "sleep_phenotype": sleep_phenotype.solve,
+    "strongest_pair": strongest_pair.solve,
+    "trend": trend.solve,
+}
