@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from wearbench.questions import LETTERS, Item
+from wearbench.questions.types.coupling_lag import USUAL_COUPLING
 from wearbench.scoring._wilson import Accuracy, accuracy
 
 __all__ = [
@@ -47,31 +48,6 @@ __all__ = [
 OptionSpec = tuple[str, Mapping[str, Any]]
 Scorer = Callable[[str, Sequence[OptionSpec]], np.ndarray]
 
-#: Driver → response: (usual lag in days, usual sign of r). Sleep on a date is the night ending
-#: that morning, so a night acts on the same date (lag 0) and a day's behaviour on the next
-#: night (lag 1); training lowers resting HR and HRV over the following days.
-USUAL_COUPLING: Mapping[str, tuple[int, int]] = {
-    "sleep_minutes->hrv": (0, 1),
-    "sleep_minutes->stress": (0, -1),
-    "sleep_minutes->steps": (0, 1),
-    "sleep_minutes->resting_hr": (0, -1),
-    "sleep_efficiency->resting_hr": (0, -1),
-    "sleep_efficiency->hrv": (0, 1),
-    "steps->resting_hr": (1, -1),
-    "steps->stress": (0, -1),
-    "exercise_minutes->resting_hr": (1, -1),
-    "exercise_minutes->deep_sleep_pct": (1, 1),
-    "exercise_minutes->sleep_minutes": (1, 1),
-    "mets->hrv": (1, -1),
-    "stress->sleep_efficiency": (1, -1),
-    "stress->hrv": (0, -1),
-    "stress->resting_hr": (0, 1),
-    "bedtime_regularity->sleep_efficiency": (0, -1),
-    "steps->active_kcal": (0, 1),
-    "exercise_minutes->active_kcal": (0, 1),
-    "exercise_minutes->mets": (0, 1),
-    "exercise_minutes->exercise_count": (0, 1),
-}
 #: Condition → response: usual direction of the response after such days.
 USUAL_RESPONSE: Mapping[str, str] = {
     "short_sleep->resting_hr": "higher",
