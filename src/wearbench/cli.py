@@ -155,6 +155,16 @@ def build(
     click.echo("by type: " + _counts(counts["by_type"]))
     for label, values in counts["by_label"].items():
         click.echo(f"{label}: " + _counts(values))
+    for key, title in (("shortcut_audit", "text-only audit"), ("prior_audit", "knowledge-prior audit")):
+        if key in counts:
+            click.echo(f"{title} (no data, chance 0.100): " + _audit(counts[key]["by_type"]))
+
+
+def _audit(by_type: dict[str, dict[str, float]]) -> str:
+    """``type acc [lo-hi]`` per audited type (Wilson 95% CI)."""
+    return ", ".join(
+        f"{t} {a['accuracy']:.3f} [{a['lo']:.3f}-{a['hi']:.3f}]" for t, a in by_type.items() if a["n"]
+    )
 
 
 def _counts(values: dict[str, int]) -> str:

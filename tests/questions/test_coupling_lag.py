@@ -2,9 +2,34 @@ import numpy as np
 import pytest
 
 from wearbench.cohort import METRIC_NAMES
+from wearbench.grounding import Pair
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
+from wearbench.questions.types import coupling_lag
 
 CouplingLag = question_type("coupling_lag")
+
+
+def test_usual_keep_thins_the_textbook_lag_and_sign_and_its_neighbours() -> None:
+    pair = Pair("sleep_minutes", "hrv")  # textbook: positive, same day (lag 0)
+    assert coupling_lag.usual_keep(pair, 0, 1) == 0.2
+    assert coupling_lag.usual_keep(pair, 1, 1) == 0.4
+    assert coupling_lag.usual_keep(pair, -1, 1) == 0.4
+    assert coupling_lag.usual_keep(pair, 2, 1) == 1.0  # two days off: not thinned
+    assert coupling_lag.usual_keep(pair, 0, -1) == 1.0  # the unusual sign: not thinned
+    assert coupling_lag.usual_keep(Pair("stress", "steps"), 0, 1) == 1.0  # no textbook entry
+
+
+def test_a_textbook_answer_is_kept_at_its_share() -> None:
+    ctx = _ctx(plant=("sleep_minutes", "hrv", 0, 0.9), seed=3)
+    kept, reasons = 0, set()
+    for seed in range(40):
+        try:
+            CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
+            kept += 1
+        except Drop as e:
+            reasons.add(str(e))
+    assert reasons == {"answer class thinned for balance"}
+    assert 2 <= kept <= 16  # Binomial(40, 0.2): mean 8, P(outside 2..16) < 0.01
 
 
 def _ctx(n: int = 60, seed: int = 0, plant: tuple[str, str, int, float] | None = None) -> UserContext:
@@ -25,7 +50,8 @@ def _holds(draft, qt) -> list[bool]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("lag", "beta"), [(1, 0.95), (-2, -0.95), (0, 0.9)])
-def test_planted_lag_and_sign(lag: int, beta: float) -> None:
+def test_planted_lag_and_sign(lag: int, beta: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(coupling_lag, "USUAL_KEEP", {})  # no thinning of the textbook answer here
     ctx = _ctx(plant=("sleep_minutes", "hrv", lag, beta), seed=abs(lag) + 3)
     qt = CouplingLag()
     draft = qt.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())

@@ -14,6 +14,12 @@ assigned:
    "this phrasing is usually right" then has nothing to learn beyond sampling noise. An exact
    test (rather than a fixed rate or a normal z) keeps rare wordings, whose rates are mostly
    noise, from draining a type.
+3. **Knowledge-prior balance** — the knowledge prior (:mod:`wearbench.bench._prior`), which
+   answers from textbook physiology with no data, must not be significantly better than
+   chance: while the Wilson 95% lower bound of its accuracy on a type's items lies above
+   ``chance`` (0.10), an item it answers right is dropped (the last in the seeded order;
+   :func:`prior_excess`). The type's generator should already show plausible and implausible
+   options as often as they are correct; this step is the backstop.
 """
 
 from __future__ import annotations
@@ -29,13 +35,25 @@ import numpy as np
 from scipy import stats
 
 from wearbench.bench._generate import Pending
+from wearbench.bench._prior import prior_hit
+from wearbench.scoring._wilson import wilson_interval
 
-__all__ = ["MAX_ANSWER_SHARE", "WORDING_ALPHA", "balance", "class_cap", "option_template"]
+__all__ = [
+    "MAX_ANSWER_SHARE",
+    "PRIOR_CHANCE",
+    "WORDING_ALPHA",
+    "balance",
+    "class_cap",
+    "option_template",
+    "prior_excess",
+]
 
 #: Largest share of a type's items that may have the same correct claim.
 MAX_ANSWER_SHARE = 0.20
 #: Smallest one-sided p-value an option wording's correct count may have (chance: 1 in 10).
 WORDING_ALPHA = 0.025
+#: Chance accuracy the knowledge prior's Wilson 95% lower bound may not exceed (one in ten).
+PRIOR_CHANCE = 0.10
 _NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -141,6 +159,35 @@ def _balance_wording(members: list[Pending], seed: int, alpha: float) -> tuple[l
     return [p for p, a in zip(members, alive, strict=True) if a], int((~alive).sum())
 
 
+def prior_excess(hits: int, n: int, chance: float = PRIOR_CHANCE) -> int:
+    """Fewest correctly answered items to drop so that the Wilson 95% lower bound is ``<= chance``.
+
+    Args:
+        hits: Items the prior answers right.
+        n: Items.
+        chance: Largest allowed lower bound of the accuracy's 95% Wilson interval.
+    """
+    if not 0 <= hits <= n:
+        raise ValueError(f"need 0 <= hits <= n, got hits={hits}, n={n}")
+    drop = 0
+    while hits - drop > 0 and wilson_interval(hits - drop, n - drop)[0] > chance:
+        drop += 1
+    return drop
+
+
+def _balance_prior(members: list[Pending], seed: int, chance: float) -> tuple[list[Pending], int]:
+    """Drop items the knowledge prior answers right until its accuracy is not above chance."""
+    members = sorted(members, key=lambda p: order_key(seed, p))
+    hits = [
+        j
+        for j, p in enumerate(members)
+        if prior_hit(p.id, p.type, p.question, [p.correct, *p.distractors], seed)
+    ]
+    drop = prior_excess(len(hits), len(members), chance)
+    gone = set(hits[len(hits) - drop :]) if drop else set()
+    return [p for j, p in enumerate(members) if j not in gone], drop
+
+
 def balance(
     pending: Sequence[Pending],
     seed: int,
@@ -148,8 +195,9 @@ def balance(
     *,
     max_share: float = MAX_ANSWER_SHARE,
     wording_alpha: float = WORDING_ALPHA,
+    prior_chance: float = PRIOR_CHANCE,
 ) -> list[Pending]:
-    """Apply the class cap, then the wording balance, per type; count what each dropped.
+    """Apply the class cap, the wording balance, then the prior balance, per type; count drops.
 
     Args:
         pending: Items of any types.
@@ -157,6 +205,7 @@ def balance(
         drops: Drop-reason counter, updated in place.
         max_share: Largest share of a type's items one correct claim may have.
         wording_alpha: Smallest one-sided p-value an option wording's correct count may have.
+        prior_chance: Largest Wilson 95% lower bound the knowledge prior's accuracy may have.
 
     Returns:
         The kept items, grouped by type (type names sorted).
@@ -167,10 +216,13 @@ def balance(
     kept: list[Pending] = []
     for name, members in sorted(by_type.items()):
         capped, n_class = _cap_classes(members, seed, max_share)
-        balanced, n_wording = _balance_wording(capped, seed, wording_alpha)
+        worded, n_wording = _balance_wording(capped, seed, wording_alpha)
+        balanced, n_prior = _balance_prior(worded, seed, prior_chance)
         if n_class:
             drops[f"{name}: answer class over-represented (balancing)"] += n_class
         if n_wording:
             drops[f"{name}: option wording answered too often (balancing)"] += n_wording
+        if n_prior:
+            drops[f"{name}: knowledge prior answers too often (balancing)"] += n_prior
         kept += balanced
     return kept

@@ -16,6 +16,7 @@ from wearbench.bench._datasheet import build_stats, render_datasheet
 from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_names
 from wearbench.bench._pool import build_pool
+from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
 from wearbench.questions import UserContext, contexts_from_cohort, question_type
@@ -116,6 +117,7 @@ def build_benchmark(
     items = assemble(pending, seed)
     stats = build_stats(items, drops, null_fdr)
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
+    stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
     manifest: dict[str, Any] = {
         "wearbench_version": __version__,
         "seed": seed,

@@ -10,7 +10,7 @@ from scipy import stats
 
 from wearbench.questions import LETTERS, Item
 
-__all__ = ["OFFICIAL_COUNTS", "build_stats", "render_datasheet"]
+__all__ = ["OFFICIAL_COUNTS", "audit_lines", "build_stats", "render_datasheet"]
 
 #: Label counts of the official WearableQA release (4,084 items).
 OFFICIAL_COUNTS: Mapping[str, Mapping[str, int]] = {
@@ -85,7 +85,15 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
             lines.append(f"| {fam} | {v['null']:.3f} | {v['observed']:.3f} | {v['fdr']:.3f} |")
     if "shortcut_audit" in s:
         lines += _shortcut_lines(s["shortcut_audit"])
+    if "prior_audit" in s:
+        lines += _prior_lines(s["prior_audit"])
+    if "shortcut_audit" in s and "prior_audit" in s:
+        lines += audit_lines(s["shortcut_audit"], s["prior_audit"])
     return "\n".join(lines) + "\n"
+
+
+def _acc(a: Mapping[str, Any]) -> str:
+    return f"{a['accuracy']:.3f} | {a['lo']:.3f}–{a['hi']:.3f}" if a["n"] else "– | –"
 
 
 def _shortcut_lines(audit: Mapping[str, Any]) -> list[str]:
@@ -96,6 +104,35 @@ def _shortcut_lines(audit: Mapping[str, Any]) -> list[str]:
     lines += ["| type | accuracy | 95% CI | items | largest weights |", "|---|---|---|---|---|"]
     for name, a in [*audit["by_type"].items(), ("all", audit["overall"])]:
         top = ", ".join(f"{f} {w:+.2f}" for f, w in audit["weights"].get(name, {}).items())
-        acc = f"{a['accuracy']:.3f} | {a['lo']:.3f}–{a['hi']:.3f}" if a["n"] else "– | –"
-        lines.append(f"| {name} | {acc} | {a['n']:,} | {top} |")
+        lines.append(f"| {name} | {_acc(a)} | {a['n']:,} | {top} |")
     return lines
+
+
+def _prior_lines(audit: Mapping[str, Any]) -> list[str]:
+    """Datasheet section of the knowledge-prior audit (textbook physiology, no data; chance 10%)."""
+    lines = [
+        "",
+        "## Knowledge-prior audit (textbook physiology and option logic, no data; chance 10%)",
+        "",
+        "| type | accuracy | 95% CI | items |",
+        "|---|---|---|---|",
+    ]
+    for name, a in [*audit["by_type"].items(), ("all", audit["overall"])]:
+        lines.append(f"| {name} | {_acc(a)} | {a['n']:,} |")
+    return lines
+
+
+def audit_lines(text_only: Mapping[str, Any], prior: Mapping[str, Any], chance: float = 0.10) -> list[str]:
+    """Acceptance of both no-data audits: each type's 95% Wilson CI must reach down to ``chance``.
+
+    Lists every type whose text-only or knowledge-prior CI lies wholly above ``chance``, or
+    says that none does.
+    """
+    above = [
+        f"{name} ({label} {a['lo']:.3f}–{a['hi']:.3f})"
+        for label, audit in (("text-only", text_only), ("prior", prior))
+        for name, a in audit["by_type"].items()
+        if a["n"] and a["lo"] > chance
+    ]
+    head = f"- types whose no-data audit CI lies above {chance:.2f}: "
+    return ["", head + (", ".join(above) if above else "none")]

@@ -9,7 +9,9 @@ Baselines (registered under kind ``adapter`` with ``family="baseline"``, spec
 - ``majority-position`` — always the letter that is most often correct in the benchmark;
 - ``oracle`` — replays each item's computation graph (primitives) and judges all ten options;
 - ``text-only`` — the shortcut audit's logistic regression on option text, no data, cross-fitted
-  by user folds so no item's own label is ever seen.
+  by user folds so no item's own label is ever seen;
+- ``prior`` — the knowledge prior: textbook physiology (usual lags, signs, directions, seasons,
+  magnitudes) and logical exclusion of contradictory options, no data.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 from wearbench._errors import WearbenchError
 from wearbench._registry import registered, registry
 from wearbench.bench._generate import stable_rng
+from wearbench.bench._prior import prior_answers
 from wearbench.bench._shortcut import text_only_answers
 from wearbench.bench._verify import is_imported, judge_options
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
@@ -138,8 +141,16 @@ def _text_only(items: Sequence[Item], seed: int) -> Solver:
     return _TableSolver("baseline:text-only", text_only_answers(items, seed=seed))
 
 
+@adapter("prior", family="baseline")
+def _prior(items: Sequence[Item], seed: int) -> Solver:
+    """Textbook physiology and option logic only (no data); ties broken by a seeded hash of the id."""
+    return _TableSolver("baseline:prior", prior_answers(items, seed=seed))
+
+
 def baseline_solver(name: str, items: Sequence[Item], seed: int = 0) -> Solver:
-    """A registered baseline by name (``random``, ``majority-position``, ``oracle``, ``text-only``).
+    """A registered baseline by name (``random``, ``majority-position``, ``oracle``, ``text-only``, …).
+
+    The baselines are ``random``, ``majority-position``, ``oracle``, ``text-only`` and ``prior``.
 
     Raises:
         UnknownNameError: With close matches, if no adapter has that name.

@@ -16,7 +16,9 @@ Options are five consecutive lags × both signs, all in one template (``Positive
 days: ...``; lag 0 is ``+0``, not "same day"). The window of lags is placed so the correct lag's
 position among the five is spread evenly over items (:func:`wearbench.grounding.spread_window`
 with :data:`LAG_PRIOR`), so neither an extreme nor a middle lag number gives the answer away;
-the opposite sign at the correct lag is always shown. Pattern family:
+the opposite sign at the correct lag is always shown. Windows whose answer is the textbook
+lag and sign (:data:`USUAL_COUPLING`), or one day off it, are thinned (:data:`USUAL_KEEP`) so
+that physiology alone does not pick the answer. Pattern family:
 ``coupling:<x>-><y>``; its cross-user null test uses the same gates.
 """
 
@@ -42,6 +44,7 @@ from wearbench.grounding import (
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
+from wearbench.questions._helpers import keep_share
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -56,6 +59,52 @@ LAG_PRIOR = (0.05, 0.08, 0.22, 0.30, 0.22, 0.08, 0.05)
 SIGN_PRIOR = {-1: 0.6, 1: 0.4}
 #: Lags shown per item (each with both signs: ten options).
 N_LAGS_SHOWN = 5
+
+#: Driver → response: (usual lag in days, usual sign of r). Sleep on a date is the night ending
+#: that morning, so a night acts on the same date (lag 0) and a day's behaviour on the next
+#: night (lag 1); training lowers resting HR and HRV over the following days.
+USUAL_COUPLING: Mapping[str, tuple[int, int]] = {
+    "sleep_minutes->hrv": (0, 1),
+    "sleep_minutes->stress": (0, -1),
+    "sleep_minutes->steps": (0, 1),
+    "sleep_minutes->resting_hr": (0, -1),
+    "sleep_efficiency->resting_hr": (0, -1),
+    "sleep_efficiency->hrv": (0, 1),
+    "steps->resting_hr": (1, -1),
+    "steps->stress": (0, -1),
+    "exercise_minutes->resting_hr": (1, -1),
+    "exercise_minutes->deep_sleep_pct": (1, 1),
+    "exercise_minutes->sleep_minutes": (1, 1),
+    "mets->hrv": (1, -1),
+    "stress->sleep_efficiency": (1, -1),
+    "stress->hrv": (0, -1),
+    "stress->resting_hr": (0, 1),
+    "bedtime_regularity->sleep_efficiency": (0, -1),
+    "steps->active_kcal": (0, 1),
+    "exercise_minutes->active_kcal": (0, 1),
+    "exercise_minutes->mets": (0, 1),
+    "exercise_minutes->exercise_count": (0, 1),
+}
+#: Share kept of the windows whose answer has the usual sign, by the answer's lag minus the
+#: usual lag (driver-to-response order). Planted and real couplings mostly follow the textbook,
+#: so without thinning a model that knows only physiology picks the usual lag and sign and is
+#: right about four times in ten; thinning the usual and next-to-usual lags flattens the
+#: answers over the plausible options (the knowledge-prior audit of the build checks the rest).
+USUAL_KEEP: Mapping[int, float] = {0: 0.2, -1: 0.4, 1: 0.4}
+
+
+def usual_offset(pair: Pair, lag: int, sign: int) -> int | None:
+    """The lag minus the pair's usual lag (driver first) when the sign is the usual one, else None."""
+    usual = USUAL_COUPLING.get(pair.name)
+    if usual is None or sign != usual[1]:
+        return None
+    return lag - usual[0]
+
+
+def usual_keep(pair: Pair, lag: int, sign: int) -> float:
+    """Keep share of a window whose answer (driver-first lag, sign) is ``lag``, ``sign``."""
+    offset = usual_offset(pair, lag, sign)
+    return 1.0 if offset is None else USUAL_KEEP.get(offset, 1.0)
 
 
 def _lag_text(lag: int, sign: int) -> str:
@@ -108,8 +157,11 @@ def _find(ctx: UserContext, end: int, window: int, rng: np.random.Generator) -> 
             found.append((pair, outcome))
     if not found:
         raise Drop("no menu pair passes the robustness gates")
-    # several pairs pass: prefer rarer lags and signs (inverse priors) so the answers spread
-    w = np.array([1.0 / (LAG_PRIOR[o.lag + MAX_LAG] * SIGN_PRIOR[o.sign]) for _, o in found])
+    # several pairs pass: prefer rarer lags and signs (inverse priors) and answers off the
+    # textbook lag and sign (they are thinned less) so the answers spread
+    w = np.array(
+        [usual_keep(p, o.lag, o.sign) / (LAG_PRIOR[o.lag + MAX_LAG] * SIGN_PRIOR[o.sign]) for p, o in found]
+    )
     return found[int(rng.choice(len(found), p=w / w.sum()))]
 
 
@@ -118,7 +170,7 @@ class CouplingLag(QuestionType):
     """Lag and sign of the strongest coupling of a signal pair in the window."""
 
     name = "coupling_lag"
-    version = 2
+    version = 3
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -126,6 +178,7 @@ class CouplingLag(QuestionType):
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Pick a gated pair and ask at which lag and sign it couples."""
         pair, outcome = _find(ctx, end, self.window_days, rng)
+        keep_share(usual_keep(pair, outcome.lag, outcome.sign), rng)
         # ask in either order (a seeded coin): the lag of y after x is the lag of x after y, negated
         flip = bool(rng.random() < 0.5)
         first, second = (pair.y, pair.x) if flip else (pair.x, pair.y)
