@@ -2,6 +2,7 @@
 
 from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
 from wearbench.cohort._describe import describe_cohort
+from wearbench.cohort._external import EXTERNAL_METRICS, ExternalReference, external_reference
 from wearbench.cohort._hash import content_hash
 from wearbench.cohort._io import load_cohort, read_manifest, save_cohort
 from wearbench.cohort._problems import Problem, ValidationReport
@@ -11,8 +12,17 @@ from wearbench.cohort._published import (
     published_comparison,
     published_table_rows,
 )
-from wearbench.cohort._reference import reference_percentiles
+from wearbench.cohort._reference import ALL_PERCENTILES, reference_percentiles
 from wearbench.cohort._render import render_describe
+from wearbench.cohort._resolve import (
+    MIN_USERS,
+    REFERENCE_KINDS,
+    ReferenceCell,
+    ReferenceKind,
+    ReferenceResolver,
+    TableKind,
+    table_kind,
+)
 from wearbench.cohort._schema import (
     AGE_BANDS,
     BIOMARKER_NAMES,
@@ -20,6 +30,7 @@ from wearbench.cohort._schema import (
     DAILY_KEYS,
     DEMOGRAPHIC_COLUMNS,
     ETHNICITIES,
+    EXTRA_PERCENTILES,
     METRIC_NAMES,
     METRICS,
     PERCENTILES,
@@ -37,29 +48,40 @@ from wearbench.cohort._validate import validate_cohort
 
 __all__ = [
     "AGE_BANDS",
+    "ALL_PERCENTILES",
     "BIOMARKERS",
     "BIOMARKER_NAMES",
     "DAILY_KEYS",
     "DEMOGRAPHIC_COLUMNS",
     "ETHNICITIES",
+    "EXTERNAL_METRICS",
+    "EXTRA_PERCENTILES",
     "METRICS",
     "METRIC_NAMES",
+    "MIN_USERS",
     "PERCENTILES",
     "PUBLISHED_FIGURES",
+    "REFERENCE_KINDS",
     "REFERENCE_METRICS",
     "SCHEMA_VERSION",
     "SEXES",
     "Biomarker",
     "Cohort",
+    "ExternalReference",
     "Metric",
     "Problem",
     "PublishedFigure",
+    "ReferenceCell",
+    "ReferenceKind",
+    "ReferenceResolver",
+    "TableKind",
     "UserRecord",
     "ValidationReport",
     "age_band",
     "content_hash",
     "describe_cohort",
     "empty_tables",
+    "external_reference",
     "from_wearableqa",
     "load_cohort",
     "metric",
@@ -69,6 +91,7 @@ __all__ = [
     "reference_percentiles",
     "render_describe",
     "save_cohort",
+    "table_kind",
     "to_wearableqa",
     "validate_cohort",
 ]
