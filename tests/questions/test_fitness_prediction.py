@@ -11,7 +11,7 @@ from wearbench.bench import varying_features
 from wearbench.cohort import ReferenceCell, ReferenceResolver
 from wearbench.cohort import _resolve as resolve_module
 from wearbench.cohort._external import ExternalReference
-from wearbench.questions import CohortPool, Drop, UserContext, graph_references
+from wearbench.questions import CohortPool, Drop, UserContext, graph_references, run_graph
 from wearbench.questions.types import fitness_prediction
 from wearbench.questions.types.fitness_prediction import (
     BANDS,
@@ -181,3 +181,11 @@ def test_distractors_carry_the_prognosis_of_their_band() -> None:
     assert all(c["risk"] == risk_of(c["band"]) for c in claims)
     assert len({(c["band"], c["trend"]) for c in claims}) == 10
     assert [risk_of(b) for b in BANDS] == ["higher", "higher", "lower", "lower"]
+
+
+def test_replay_needs_only_the_item_and_a_stored_context() -> None:
+    ctx = make_ctx(every_third(np.linspace(44.0, 56.0, N)))
+    d = build(ctx)
+    stored = UserContext.load(ctx.dump())  # no resolver, no static reference
+    assert stored.resolver is None
+    assert run_graph(d.graph.to_json(), stored) == d.graph.evidence()
