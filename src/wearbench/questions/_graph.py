@@ -227,7 +227,7 @@ class Graph:
         if self.ctx.resolver is None:
             pct = self.ctx.reference.get(metric)
             if not pct:
-                raise Drop(f"no reference for {metric}")
+                raise Drop(f"no reference percentiles for {metric}")
             d = self.ctx.demographics
             age = d.get("age")
             band = age_band(float(age)) if isinstance(age, int | float) and math.isfinite(age) else ""
