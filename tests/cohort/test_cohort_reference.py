@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from wearbench import UnknownNameError, WearbenchError
-from wearbench.cohort import PERCENTILES, Cohort, load_cohort, reference_percentiles
+from wearbench.cohort import EXTRA_PERCENTILES, PERCENTILES, Cohort, load_cohort, reference_percentiles
 
 P = [f"p{p}" for p in PERCENTILES]
+COLUMNS = ["metric", "age_band", "sex", "n_users", *P, *[f"p{p}" for p in EXTRA_PERCENTILES], "mean", "sd"]
 
 
 def _daily(values: dict[str, list[float]], metric: str = "resting_hr") -> pd.DataFrame:
@@ -43,7 +44,7 @@ VALUES = {
 
 def test_hand_computed_case() -> None:
     ref = reference_percentiles(_daily(VALUES), DEMO, metrics=("resting_hr",), min_days=2)
-    assert list(ref.columns) == ["metric", "age_band", "sex", "n_users", *P]
+    assert list(ref.columns) == COLUMNS
     assert ref[["metric", "age_band", "sex"]].values.tolist() == [
         ["resting_hr", "18-29", "F"],
         ["resting_hr", "40-49", "M"],
@@ -54,6 +55,9 @@ def test_hand_computed_case() -> None:
     assert ref.loc[0, P].tolist() == pytest.approx([62.4, 62.8, 64.0, 66.0, 68.0, 69.2, 69.6])
     assert ref.loc[1, P].tolist() == pytest.approx([56.0] * 7)
     assert ref.loc[2, P].tolist() == pytest.approx([52.0] * 7)
+    assert ref.loc[0, ["p20", "p40", "p80"]].tolist() == pytest.approx([63.6, 65.2, 68.4])
+    assert ref.loc[0, ["mean", "sd"]].tolist() == pytest.approx([66.0, 8.0**0.5 * 2])  # SD of 62, 70
+    assert np.isnan(ref.loc[1, "sd"])  # one user: no SD
     assert ref["n_users"].dtype == np.int64
     assert all(ref[c].dtype == np.float64 for c in P)
 
@@ -61,7 +65,7 @@ def test_hand_computed_case() -> None:
 def test_min_days_counts_non_missing_days() -> None:
     ref = reference_percentiles(_daily(VALUES), DEMO, metrics=("resting_hr",), min_days=4)
     assert ref.empty  # d has 4 rows but only 3 values
-    assert list(ref.columns) == ["metric", "age_band", "sex", "n_users", *P]
+    assert list(ref.columns) == COLUMNS
 
 
 def test_rows_are_sorted_by_metric_band_sex() -> None:

@@ -73,7 +73,8 @@ def ctx() -> UserContext:
 @pytest.fixture(scope="session")
 def small_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cohort = tmp_path_factory.mktemp("cohort")
-    wearbench.synth(8, 120, seed=3, reference_users=200, out=cohort)
+    # 600 reference users: every age band x sex cell of the population has >= 30 users
+    wearbench.synth(8, 120, seed=3, reference_users=600, out=cohort)
     out = tmp_path_factory.mktemp("bench")
     build_benchmark(cohort, out, types=["trend", "blood_state"], seed=0)
     return out

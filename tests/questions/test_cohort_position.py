@@ -1,4 +1,4 @@
-"""cohort_position: bands and readings known by construction from hand-built reference percentiles."""
+"""cohort_position: decile bands and stated readings known by construction from hand-built references."""
 
 from __future__ import annotations
 
@@ -8,24 +8,53 @@ import numpy as np
 import pytest
 
 from wearbench.bench import varying_features
-from wearbench.questions import CohortPool, Drop, UserContext
+from wearbench.questions import CohortPool, Drop, UserContext, graph_references
 from wearbench.questions.types.cohort_position import (
     BANDS,
+    CUTS,
     METRICS,
     CohortPosition,
     near_cut,
-    pick_options,
+    option,
     reading,
-    reading_prior,
+    rule_text,
 )
 
-PCTS = (5, 10, 25, 50, 75, 90, 95)
-#: Metric → cuts at P5…P95.
+PCTS = (5, 10, 20, 25, 30, 40, 50, 60, 70, 75, 80, 90, 95)
+#: Metric → cuts at P5, P10, P20, P25, P30, P40, P50, P60, P70, P75, P80, P90, P95.
 REFS = {
-    "resting_hr": (50.0, 52.0, 56.0, 60.0, 64.0, 68.0, 70.0),
-    "steps": (2500.0, 3000.0, 4000.0, 6000.0, 8000.0, 10000.0, 12000.0),
-    "hrv": (20.0, 24.0, 30.0, 40.0, 50.0, 62.0, 70.0),
-    "sleep_minutes": (330.0, 350.0, 390.0, 420.0, 450.0, 480.0, 500.0),
+    "resting_hr": (50.0, 52.0, 54.0, 56.0, 57.0, 59.0, 60.0, 61.0, 63.0, 64.0, 66.0, 68.0, 70.0),
+    "steps": (
+        2500.0,
+        3000.0,
+        3800.0,
+        4000.0,
+        4400.0,
+        5200.0,
+        6000.0,
+        6800.0,
+        7600.0,
+        8000.0,
+        8800.0,
+        10000.0,
+        12000.0,
+    ),
+    "hrv": (20.0, 24.0, 28.0, 30.0, 33.0, 37.0, 40.0, 44.0, 48.0, 50.0, 55.0, 62.0, 70.0),
+    "sleep_minutes": (
+        330.0,
+        350.0,
+        380.0,
+        390.0,
+        400.0,
+        410.0,
+        420.0,
+        430.0,
+        440.0,
+        450.0,
+        460.0,
+        480.0,
+        500.0,
+    ),
 }
 
 
@@ -52,118 +81,111 @@ def build(ctx: UserContext, seed: int = 0) -> Any:
 
 def drafts_by_metric(ctx: UserContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for seed in range(40):
-        d = build(ctx, seed)
+    for seed in range(60):
+        try:
+            d = build(ctx, seed)
+        except Drop:  # outer bands are thinned at random
+            continue
         out.setdefault(d.metrics[0], d)
     assert set(out) == set(METRICS)
     return out
 
 
-def test_above_p95_reading_follows_each_cards_direction() -> None:
+def test_top_decile_reading_follows_the_stated_rule() -> None:
     ctx = make_ctx({"resting_hr": 75.0, "steps": 14000.0, "hrv": 80.0, "sleep_minutes": 540.0})
     got = {m: dict(d.correct.claim) for m, d in drafts_by_metric(ctx).items()}
-    assert got["resting_hr"] == {"metric": "resting_hr", "band": ">P95", "reading": "less_favourable"}
+    assert got["resting_hr"] == {"metric": "resting_hr", "band": ">P90", "reading": "less_favourable"}
     assert got["steps"]["reading"] == "more_favourable"
     assert got["hrv"]["reading"] == "more_favourable"
     assert got["sleep_minutes"]["reading"] == "less_favourable"  # U-shaped: long sleep
 
 
-def test_middle_bands_read_as_typical_and_ten_distinct_options() -> None:
-    ctx = make_ctx({"resting_hr": 58.0, "steps": 7000.0, "hrv": 45.0, "sleep_minutes": 405.0})
+def test_ten_options_are_the_ten_deciles_with_their_stated_readings() -> None:
+    ctx = make_ctx({"resting_hr": 59.5, "steps": 7000.0, "hrv": 45.0, "sleep_minutes": 405.0})
     for metric, d in drafts_by_metric(ctx).items():
-        assert d.correct.claim["reading"] == "typical"
         options = (d.correct, *d.distractors)
-        assert len({o.text for o in options}) == 10
+        assert sorted(o.claim["band"] for o in options) == sorted(BANDS)
+        assert all(o.claim["reading"] == reading(metric, o.claim["band"]) for o in options)
         ev = d.graph.evidence()
         assert [CohortPosition.check(o.claim, ev) for o in options] == [True] + [False] * 9
         assert d.grounding_ref == METRICS[metric][1]
-    assert drafts_by_metric(ctx)["resting_hr"].correct.claim["band"] == "P25-P50"
+        assert rule_text(metric) in d.question
+    by = drafts_by_metric(ctx)
+    assert by["resting_hr"].correct.claim["band"] == "P40-P50"  # 59 <= 59.5 < 60
+    assert by["steps"].correct.claim["band"] == "P60-P70"  # 6800 <= 7000 < 7600
 
 
-def test_reading_table() -> None:
-    assert reading("resting_hr", "<P5") == "more_favourable"
-    assert reading("resting_hr", "P10-P25") == "more_favourable"
-    assert reading("steps", "P10-P25") == "less_favourable"
-    assert reading("hrv", "P90-P95") == "more_favourable"
-    assert reading("sleep_minutes", "<P5") == "less_favourable"
-    assert reading("sleep_minutes", "P75-P90") == "typical"
-    assert reading("sleep_minutes", ">P95") == "less_favourable"
-    assert reading("steps", "P50-P75") == "typical"
+def test_the_item_stores_and_shows_the_decile_cuts_it_used() -> None:
+    d = build(make_ctx({"steps": 7000.0}), seed_for("steps"))
+    cells = graph_references(d.graph.to_json())
+    assert set(cells) == {"steps"}
+    assert sorted(cells["steps"].percentiles) == list(CUTS)
+    assert cells["steps"].percentiles[60] == 6800.0
+
+
+def test_reading_table_and_rule_text() -> None:
+    assert reading("resting_hr", "<P10") == "more_favourable"
+    assert reading("resting_hr", "P10-P20") == "more_favourable"
+    assert reading("resting_hr", "P20-P30") == "typical"
+    assert reading("resting_hr", "P80-P90") == "less_favourable"
+    assert reading("steps", "P10-P20") == "less_favourable"
+    assert reading("hrv", ">P90") == "more_favourable"
+    assert reading("sleep_minutes", "<P10") == "less_favourable"
+    assert reading("sleep_minutes", "P70-P80") == "typical"
+    assert reading("sleep_minutes", ">P90") == "less_favourable"
+    assert rule_text("resting_hr") == (
+        "lower is more favourable, so a median below P20 is advantageous, above P80 unfavourable, "
+        "and from P20 to P80 intermediate"
+    )
 
 
 def test_drop_near_a_percentile_cut() -> None:
-    # steps P5-P95 range 9500 → margin 190 steps; 6100 is 100 from P50
-    ctx = make_ctx({"steps": 6100.0})
+    # steps P50=6000, neighbouring bands 800 wide → margin 80 steps; 6050 is 50 from P50
     with pytest.raises(Drop, match="dead-band"):
-        build(ctx, seed_for("steps"))
-    assert build(make_ctx({"steps": 6300.0}), seed_for("steps")).correct.claim["band"] == "P50-P75"
+        build(make_ctx({"steps": 6050.0}), seed_for("steps"))
+    assert build(make_ctx({"steps": 6100.0}), seed_for("steps")).correct.claim["band"] == "P50-P60"
 
 
-def test_drop_without_reference_or_coverage() -> None:
+def test_drop_without_reference_deciles_or_coverage() -> None:
     ctx = make_ctx({"steps": 7000.0})
     no_ref = UserContext(ctx.user_id, ctx.dates, ctx.metrics, ctx.demographics, (), {})
     with pytest.raises(Drop, match="no reference"):
         build(no_ref, seed_for("steps"))
+    seven = {"steps": {p: v for p, v in ctx.reference["steps"].items() if p in (5, 10, 25, 50, 75, 90, 95)}}
+    old = UserContext(ctx.user_id, ctx.dates, ctx.metrics, ctx.demographics, (), seven)
+    with pytest.raises(Drop, match="decile cuts"):
+        build(old, seed_for("steps"))
     sparse = make_ctx(dict(zip(REFS, (58.0, 7000.0, 45.0, 405.0), strict=True)), present=10)
     with pytest.raises(Drop, match="too few days"):
         build(sparse)
 
 
-def test_near_cut() -> None:
-    cuts = dict(zip(PCTS, REFS["steps"], strict=True))
-    assert near_cut(4150.0, cuts, 0.02)
-    assert not near_cut(5000.0, cuts, 0.02)
+def test_near_cut_uses_the_local_band_width() -> None:
+    cuts = {10: 3000.0, 20: 3800.0, 30: 4400.0}
+    assert near_cut(3050.0, cuts, 0.1)  # P10: only inner neighbour, 800 wide → margin 80
+    assert not near_cut(2900.0, cuts, 0.1)
+    assert near_cut(3850.0, cuts, 0.1)  # P20: narrower neighbour 600 → margin 60
+    assert not near_cut(3870.0, cuts, 0.1)
 
 
 def test_check_on_hand_made_evidence() -> None:
-    ev = {"band": "P75-P90", "median": 66.0}
-    assert CohortPosition.check({"metric": "resting_hr", "band": "P75-P90", "reading": "less_favourable"}, ev)
+    ev = {"band": "P80-P90", "median": 67.0}
+    assert CohortPosition.check({"metric": "resting_hr", "band": "P80-P90", "reading": "less_favourable"}, ev)
+    assert not CohortPosition.check({"metric": "resting_hr", "band": "P80-P90", "reading": "typical"}, ev)
     assert not CohortPosition.check(
-        {"metric": "resting_hr", "band": "P75-P90", "reading": "more_favourable"}, ev
+        {"metric": "resting_hr", "band": ">P90", "reading": "less_favourable"}, ev
     )
     assert not CohortPosition.check(
-        {"metric": "resting_hr", "band": "P90-P95", "reading": "less_favourable"}, ev
-    )
-    assert not CohortPosition.check(
-        {"metric": "sleep_efficiency", "band": "P75-P90", "reading": "typical"}, ev
-    )
-    assert not CohortPosition.check(
-        {"metric": "steps", "band": "P75-P90", "reading": "more_favourable"}, {"band": None}
+        {"metric": "sleep_efficiency", "band": "P80-P90", "reading": "typical"}, ev
     )
 
 
 def test_option_text_is_one_template() -> None:
-    ctx = make_ctx({"steps": 7000.0})
-    d = build(ctx, seed_for("steps"))
-    assert d.correct.text == (
-        "Quantile rank 0.50 to 0.75 among peers: an intermediate position for long-term risk"
+    d = build(make_ctx({"steps": 7000.0}), seed_for("steps"))
+    assert (
+        d.correct.text
+        == "Quantile rank 0.60 to 0.70 among peers: an intermediate position for long-term risk"
     )
+    assert option("steps", "<P10").text.startswith("Quantile rank 0.00 to 0.10 among peers: an unfavourable")
     texts = [o.text for o in (d.correct, *d.distractors)]
     assert not {"length_z", "digits_z", "stem_overlap"} & set(varying_features(d.question, texts))
-
-
-@pytest.mark.parametrize(
-    ("band", "allowed"), [("<P5", {0}), (">P95", {7, 8, 9}), ("P25-P50", set(range(10)))]
-)
-def test_correct_band_rank_is_spread(band: str, allowed: set[int]) -> None:
-    below_counts = set()
-    for seed in range(200):
-        correct, distractors = pick_options("hrv", band, np.random.default_rng(seed))
-        assert correct.claim == {"metric": "hrv", "band": band, "reading": reading("hrv", band)}
-        assert len({o.text for o in (correct, *distractors)}) == 10
-        claims = [(o.claim["band"], o.claim["reading"]) for o in distractors]
-        assert (band, reading("hrv", band)) not in claims
-        lower = sum(BANDS.index(b) < BANDS.index(band) for b, _ in claims)
-        same = sum(b == band for b, _ in claims)
-        below_counts.add(lower)
-        assert same <= 2
-    assert below_counts == allowed
-
-
-def test_reading_prior_is_the_reference_population_share() -> None:
-    assert reading_prior("steps") == pytest.approx(
-        {"less_favourable": 0.25, "typical": 0.5, "more_favourable": 0.25}
-    )
-    assert reading_prior("sleep_minutes") == pytest.approx(
-        {"less_favourable": 0.2, "typical": 0.8, "more_favourable": 0.0}
-    )

@@ -1,4 +1,4 @@
-"""fitness_prediction: VO2max band vs a hand-made cohort reference, prognosis and trend by construction."""
+"""fitness_prediction: VO2max band vs hand-made matched peers, prognosis and trend by construction."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from wearbench.bench import varying_features
-from wearbench.questions import CohortPool, Drop, UserContext
+from wearbench.cohort import ReferenceCell, ReferenceResolver
+from wearbench.cohort import _resolve as resolve_module
+from wearbench.cohort._external import ExternalReference
+from wearbench.questions import CohortPool, Drop, UserContext, graph_references, run_graph
 from wearbench.questions.types import fitness_prediction
 from wearbench.questions.types.fitness_prediction import (
     BANDS,
@@ -23,13 +26,20 @@ from wearbench.questions.types.fitness_prediction import (
 )
 
 N = 240
-#: Cohort reference: 41 values 30.0, 30.5, …, 50.0 → mean 40, SD ≈ 6.06.
-COHORT = np.linspace(30.0, 50.0, 41)
+#: Matched peers (women 40-49) of an independent population: mean 40, SD 6.
+PEERS = ReferenceCell("vo2max", "population", "40-49", "F", {50: 40.0}, mean=40.0, sd=6.0, n_users=120)
 
 
-def make_ctx(vo2: np.ndarray, *, sex: str = "F", age: float = 45.0) -> UserContext:
+def resolver(*cells: ReferenceCell) -> ReferenceResolver:
+    return ReferenceResolver("population", {(c.metric, c.age_band, c.sex): c for c in cells}, {})
+
+
+def make_ctx(
+    vo2: np.ndarray, *, sex: str = "F", age: float = 45.0, res: ReferenceResolver | None = None
+) -> UserContext:
     dates = np.datetime64("2024-01-01") + np.arange(N).astype("timedelta64[D]")
-    return UserContext("u1", dates, {"vo2max": vo2}, {"age": age, "sex": sex}, (), {})
+    demo = {"age": age, "sex": sex}
+    return UserContext("u1", dates, {"vo2max": vo2}, demo, (), {}, res or resolver(PEERS))
 
 
 def every_third(values: np.ndarray) -> np.ndarray:
@@ -38,9 +48,8 @@ def every_third(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def build(ctx: UserContext, pool: CohortPool | None = None) -> Any:
-    pool = pool or CohortPool(window_means={"vo2max": COHORT})
-    return FitnessPrediction().make(ctx, N - 1, np.random.default_rng(0), pool)
+def build(ctx: UserContext) -> Any:
+    return FitnessPrediction().make(ctx, N - 1, np.random.default_rng(0), CohortPool())
 
 
 def test_high_fitness_improving() -> None:
@@ -48,12 +57,14 @@ def test_high_fitness_improving() -> None:
     d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))))
     assert dict(d.correct.claim) == {"band": "high", "risk": "lower", "trend": "improving"}
     ev = d.graph.evidence()
-    assert ev["ref_mean"] == pytest.approx(40.0)
+    assert (ev["ref_mean"], ev["ref_sd"]) == (40.0, 6.0)
     options = (d.correct, *d.distractors)
     assert [FitnessPrediction.check(o.claim, ev) for o in options] == [True] + [False] * 9
     assert len({o.text for o in options}) == 10
-    assert "whole cohort" in d.question
+    assert "age band 40-49, sex F, n = 120 users: mean 40.00, SD 6.00 mL/kg/min" in d.question
+    assert "population reference independent of this cohort" in d.question
     assert d.grounding_ref == "crf_mortality"
+    assert graph_references(d.graph.to_json())["vo2max"] == PEERS
 
 
 def flat_vo2() -> np.ndarray:
@@ -81,30 +92,43 @@ def test_low_and_declining() -> None:
     assert dict(d.correct.claim) == {"band": "low", "risk": "higher", "trend": "declining"}
 
 
-def test_uses_peers_of_same_sex_and_age_band_when_provided() -> None:
-    peers = np.linspace(45.0, 65.0, 41)  # mean 55: the rising user is now below average
-    pool = CohortPool(window_means={"vo2max": COHORT}, extra={"vo2max|F|40-49": peers})
-    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))), pool)
-    assert d.correct.claim["band"] == "below_average"
-    assert "same sex and age band" in d.question
+def test_only_peers_of_the_same_sex_and_age_band() -> None:
+    men = ReferenceCell("vo2max", "population", "40-49", "M", {}, mean=55.0, sd=6.0, n_users=90)
+    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), sex="M", res=resolver(PEERS, men)))
+    assert d.correct.claim["band"] == "below_average"  # 53.8 vs men's mean 55
+    assert "sex M" in d.question
+    with pytest.raises(Drop, match="no reference"):  # no cell for men 60+, no other peers
+        build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), sex="M", age=62.0))
+
+
+def test_external_reference_when_no_independent_peers(monkeypatch: pytest.MonkeyPatch) -> None:
+    ext = ExternalReference(
+        "vo2max", "40-49", "F", {}, 30.0, 7.0, 1000, "SRC", "Author 2020; doi", "lab test"
+    )
+    monkeypatch.setattr(resolve_module, "external_reference", lambda m, a, s: ext if m == "vo2max" else None)
+    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), res=resolver()))
+    assert dict(d.correct.claim)["band"] == "high"  # (53.8 - 30) / 7 > 1
+    assert "external published reference SRC, age band 40-49, sex F, n = 1000 users" in d.question
+    assert graph_references(d.graph.to_json())["vo2max"].kind == "external"
+
+
+def test_drops_a_reference_without_mean_and_sd() -> None:
+    bare = ReferenceCell("vo2max", "population", "40-49", "F", {50: 40.0}, n_users=120)
+    with pytest.raises(Drop, match="no mean and SD"):
+        build(make_ctx(every_third(np.full(N, 47.0)), res=resolver(bare)))
 
 
 @pytest.mark.parametrize(
-    ("vo2", "pool", "reason"),
+    ("vo2", "reason"),
     [
-        (np.full(N, np.nan), None, "too few VO2max estimates in the last 90 days"),
-        (every_third(np.full(N, 40.3)), None, "dead-band of a band edge"),  # z ≈ 0.05
-        (every_third(np.full(N, 47.0)), None, "CI ends within the dead-band"),  # zero-width CI at 0
-        (
-            every_third(np.full(N, 47.0)),
-            CohortPool(window_means={"vo2max": COHORT[:10]}),
-            "reference too small",
-        ),
+        (np.full(N, np.nan), "too few VO2max estimates in the last 90 days"),
+        (every_third(np.full(N, 40.3)), "dead-band of a band edge"),  # z = 0.05
+        (every_third(np.full(N, 47.0)), "CI ends within the dead-band"),  # zero-width CI at 0
     ],
 )
-def test_drops(vo2: np.ndarray, pool: CohortPool | None, reason: str) -> None:
+def test_drops(vo2: np.ndarray, reason: str) -> None:
     with pytest.raises(Drop, match=reason):
-        build(make_ctx(vo2), pool)
+        build(make_ctx(vo2))
 
 
 def test_too_few_points_for_a_trend() -> None:
@@ -112,14 +136,6 @@ def test_too_few_points_for_a_trend() -> None:
     vo2[-60::10] = 50.0
     with pytest.raises(Drop, match="for a trend"):
         build(make_ctx(vo2))
-
-
-def test_reference_values_hook() -> None:
-    a = make_ctx(every_third(np.full(N, 50.0)))
-    b = make_ctx(every_third(np.full(N, 30.0)), sex="M", age=62.0)
-    got = FitnessPrediction.reference_values([a, b])
-    assert sorted(got) == ["vo2max|F|40-49", "vo2max|M|60+"]
-    assert got["vo2max|M|60+"].tolist() == [30.0]
 
 
 def test_helpers_and_history() -> None:
@@ -148,13 +164,6 @@ def test_check_on_hand_made_evidence() -> None:
     assert not FitnessPrediction.check(claim, {**ev, "vo2max": None})
 
 
-def test_too_few_peers_falls_back_to_the_whole_cohort() -> None:
-    pool = CohortPool(window_means={"vo2max": COHORT}, extra={"vo2max|F|40-49": np.linspace(45.0, 65.0, 14)})
-    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N))), pool)
-    assert "whole cohort" in d.question
-    assert d.correct.claim["band"] == "high"
-
-
 def test_option_text_is_one_template() -> None:
     assert option("low", "higher", "no_clear_change").text == (
         "Fitness band poor, increased long-term mortality risk, an unclear trend in VO2max"
@@ -172,3 +181,11 @@ def test_distractors_carry_the_prognosis_of_their_band() -> None:
     assert all(c["risk"] == risk_of(c["band"]) for c in claims)
     assert len({(c["band"], c["trend"]) for c in claims}) == 10
     assert [risk_of(b) for b in BANDS] == ["higher", "higher", "lower", "lower"]
+
+
+def test_replay_needs_only_the_item_and_a_stored_context() -> None:
+    ctx = make_ctx(every_third(np.linspace(44.0, 56.0, N)))
+    d = build(ctx)
+    stored = UserContext.load(ctx.dump())  # no resolver, no static reference
+    assert stored.resolver is None
+    assert run_graph(d.graph.to_json(), stored) == d.graph.evidence()

@@ -8,10 +8,12 @@ import pandas as pd
 import pytest
 
 from wearbench.cohort import (
+    ALL_PERCENTILES,
     BIOMARKER_NAMES,
     BIOMARKERS,
     DEMOGRAPHIC_COLUMNS,
     ETHNICITIES,
+    EXTRA_PERCENTILES,
     METRIC_NAMES,
     METRICS,
     PERCENTILES,
@@ -95,10 +97,20 @@ def test_blood(cohort: Cohort) -> None:
 
 def test_reference_table(cohort: Cohort) -> None:
     ref = cohort.reference
-    assert list(ref.columns) == ["metric", "age_band", "sex", "n_users", *[f"p{p}" for p in PERCENTILES]]
-    assert set(ref["metric"]) == set(REFERENCE_METRICS)
+    extra = [f"p{p}" for p in EXTRA_PERCENTILES]
+    assert list(ref.columns) == [
+        "metric",
+        "age_band",
+        "sex",
+        "n_users",
+        *[f"p{p}" for p in PERCENTILES],
+        *extra,
+        "mean",
+        "sd",
+    ]
+    assert set(ref["metric"]) == {*REFERENCE_METRICS, "vo2max"}
     assert (ref["n_users"] > 0).all()
-    pct = ref[[f"p{p}" for p in PERCENTILES]].to_numpy()
+    pct = ref[[f"p{p}" for p in ALL_PERCENTILES]].to_numpy()
     assert (np.diff(pct, axis=1) >= 0).all()
 
 
@@ -109,9 +121,12 @@ def test_reference_equals_full_table_computation(cohort: Cohort, small_args: dic
     ids = user_ids("r", 0, n, n)
     chunk = generate_chunk(small_args["seed"], Population.REFERENCE, ids, 0, cal)
     daily = pd.DataFrame({"user_id": np.repeat(ids, days)})
-    for m in REFERENCE_METRICS:
+    for m in (*REFERENCE_METRICS, "vo2max"):
         daily[m] = chunk.recording.values[m].ravel()
-    full = reference_percentiles(daily, demographics_frame(ids, chunk.person), min_days=14)
+    demo = demographics_frame(ids, chunk.person)
+    core = reference_percentiles(daily, demo, metrics=REFERENCE_METRICS, min_days=14)
+    vo2 = reference_percentiles(daily, demo, metrics=("vo2max",), min_days=4)  # sparse estimates
+    full = pd.concat([core, vo2]).sort_values(["metric", "age_band", "sex"], kind="stable", ignore_index=True)
     pd.testing.assert_frame_equal(full, cohort.reference, check_exact=False, rtol=1e-12)
 
 

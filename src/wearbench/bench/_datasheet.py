@@ -8,9 +8,9 @@ from typing import Any
 
 from scipy import stats
 
-from wearbench.questions import LETTERS, Item
+from wearbench.questions import LETTERS, Item, graph_references
 
-__all__ = ["OFFICIAL_COUNTS", "audit_lines", "build_stats", "render_datasheet"]
+__all__ = ["OFFICIAL_COUNTS", "audit_lines", "build_stats", "reference_stats", "render_datasheet"]
 
 #: Label counts of the official WearableQA release (4,084 items).
 OFFICIAL_COUNTS: Mapping[str, Mapping[str, int]] = {
@@ -46,6 +46,31 @@ def build_stats(
         "answer_positions": _position_test(items),
         "drops": dict(sorted(drops.items())),
         "null_fdr": {k: dict(v) for k, v in sorted(null_fdr.items())},
+        "references": reference_stats(items),
+    }
+
+
+def reference_stats(items: Sequence[Item]) -> dict[str, Any]:
+    """Which reference the items compare against: counts by type and kind, and every cell used.
+
+    Returns:
+        ``by_type``: type → kind → items (an item counts once per kind it uses);
+        ``cells``: one row per distinct cell (kind, metric, age band, sex, users, source) with
+        its item count, sorted.
+    """
+    by_type: dict[str, Counter[str]] = {}
+    cells: Counter[tuple[str, str, str, str, str, str]] = Counter()
+    for item in items:
+        used = graph_references(item.graph)
+        for cell in used.values():
+            n = "" if cell.n_users is None else str(cell.n_users)
+            cells[(cell.kind, cell.metric, cell.age_band, cell.sex, n, cell.citation or cell.source)] += 1
+        for kind in sorted({c.kind for c in used.values()}):
+            by_type.setdefault(item.type, Counter())[kind] += 1
+    keys = ("kind", "metric", "age_band", "sex", "n_users", "source")
+    return {
+        "by_type": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},
+        "cells": [dict(zip(keys, k, strict=True)) | {"items": n} for k, n in sorted(cells.items())],
     }
 
 
@@ -83,6 +108,8 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         lines.append("|---|---|---|---|")
         for fam, v in s["null_fdr"].items():
             lines.append(f"| {fam} | {v['null']:.3f} | {v['observed']:.3f} | {v['fdr']:.3f} |")
+    if "references" in s:
+        lines += _reference_lines(s["references"])
     if "shortcut_audit" in s:
         lines += _shortcut_lines(s["shortcut_audit"])
     if "prior_audit" in s:
@@ -136,3 +163,37 @@ def audit_lines(text_only: Mapping[str, Any], prior: Mapping[str, Any], chance: 
     ]
     head = f"- types whose no-data audit CI lies above {chance:.2f}: "
     return ["", head + (", ".join(above) if above else "none")]
+
+
+def _reference_lines(refs: Mapping[str, Any]) -> list[str]:
+    """Datasheet section: the reference kind each type's items use, and every cell used."""
+    lines = [
+        "",
+        "## References items compare against",
+        "",
+        "Never a set that includes the tested user: `population` (independent of the cohort's users), "
+        "`cohort` (at least 30 other users of the same age band and sex, data up to the item's end date) "
+        "or `external` (cited published table). Each item stores its cell and shows it in the prompt.",
+        "",
+    ]
+    if not refs["by_type"]:
+        return [*lines, "- no item compares against a reference"]
+    lines += ["| type | kind | items |", "|---|---|---|"]
+    lines += [f"| {t} | {k} | {n:,} |" for t, kinds in refs["by_type"].items() for k, n in kinds.items()]
+    lines += [
+        "",
+        "| kind | metric | age band | sex | users | source | items |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in refs["cells"]:
+        row = (
+            c["kind"],
+            c["metric"],
+            c["age_band"],
+            c["sex"],
+            c["n_users"] or "–",
+            c["source"],
+            f"{c['items']:,}",
+        )
+        lines.append("| " + " | ".join(row) + " |")
+    return lines

@@ -17,8 +17,17 @@ from wearbench.cohort._published import (
     published_comparison,
     published_table_rows,
 )
-from wearbench.cohort._reference import reference_percentiles
+from wearbench.cohort._reference import ALL_PERCENTILES, reference_percentiles
 from wearbench.cohort._render import render_describe
+from wearbench.cohort._resolve import (
+    MIN_USERS,
+    REFERENCE_KINDS,
+    ReferenceCell,
+    ReferenceKind,
+    ReferenceResolver,
+    TableKind,
+    table_kind,
+)
 from wearbench.cohort._schema import (
     AGE_BANDS,
     BIOMARKER_NAMES,
@@ -26,6 +35,7 @@ from wearbench.cohort._schema import (
     DAILY_KEYS,
     DEMOGRAPHIC_COLUMNS,
     ETHNICITIES,
+    EXTRA_PERCENTILES,
     METRIC_NAMES,
     METRICS,
     PERCENTILES,
@@ -43,16 +53,20 @@ from wearbench.cohort._validate import validate_cohort
 
 __all__ = [
     "AGE_BANDS",
+    "ALL_PERCENTILES",
     "BIOMARKERS",
     "BIOMARKER_NAMES",
     "DAILY_KEYS",
     "DEMOGRAPHIC_COLUMNS",
     "ETHNICITIES",
     "EXTERNAL_METRICS",
+    "EXTRA_PERCENTILES",
     "METRICS",
     "METRIC_NAMES",
+    "MIN_USERS",
     "PERCENTILES",
     "PUBLISHED_FIGURES",
+    "REFERENCE_KINDS",
     "REFERENCE_METRICS",
     "SCHEMA_VERSION",
     "SEXES",
@@ -62,6 +76,10 @@ __all__ = [
     "Metric",
     "Problem",
     "PublishedFigure",
+    "ReferenceCell",
+    "ReferenceKind",
+    "ReferenceResolver",
+    "TableKind",
     "UserRecord",
     "ValidationReport",
     "age_band",
@@ -79,6 +97,7 @@ __all__ = [
     "reference_percentiles",
     "render_describe",
     "save_cohort",
+    "table_kind",
     "to_wearableqa",
     "validate_cohort",
 ]

@@ -1,4 +1,4 @@
-"""Cohort reference percentiles: P5…P95 of per-user medians by age band and sex."""
+"""Cohort reference: percentiles (P5…P95, deciles), mean and SD of per-user medians by age band and sex."""
 
 from __future__ import annotations
 
@@ -8,11 +8,38 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort._schema import AGE_BANDS, PERCENTILES, REFERENCE_METRICS, SEXES, metric
+from wearbench.cohort._schema import (
+    AGE_BANDS,
+    EXTRA_PERCENTILES,
+    PERCENTILES,
+    REFERENCE_METRICS,
+    SEXES,
+    metric,
+)
 
-__all__ = ["reference_percentiles"]
+__all__ = ["ALL_PERCENTILES", "group_summary", "reference_percentiles"]
 
-_COLUMNS = ["metric", "age_band", "sex", "n_users", *[f"p{p}" for p in PERCENTILES]]
+#: Every percentile cut a reference row holds, ascending.
+ALL_PERCENTILES: tuple[int, ...] = tuple(sorted((*PERCENTILES, *EXTRA_PERCENTILES)))
+_VALUES = [*[f"p{p}" for p in PERCENTILES], *[f"p{p}" for p in EXTRA_PERCENTILES], "mean", "sd"]
+_COLUMNS = ["metric", "age_band", "sex", "n_users", *_VALUES]
+
+
+def group_summary(values: np.ndarray) -> dict[str, float]:
+    """``p5`` … ``p95`` (:data:`ALL_PERCENTILES`, numpy linear interpolation), ``mean`` and ``sd``.
+
+    Args:
+        values: Per-user values of one group (finite, at least one).
+
+    Returns:
+        Column name → value; ``sd`` is the sample SD (ddof = 1), NaN for a single value.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    pct = np.percentile(x, ALL_PERCENTILES)
+    out = {f"p{p}": float(v) for p, v in zip(ALL_PERCENTILES, pct, strict=True)}
+    out["mean"] = float(x.mean())
+    out["sd"] = float(x.std(ddof=1)) if x.size > 1 else float("nan")
+    return out
 
 
 def reference_percentiles(
@@ -26,9 +53,10 @@ def reference_percentiles(
 
     For each metric, each user's median over their non-missing days is taken (users with
     fewer than ``min_days`` non-missing days are left out); then, within each age band ×
-    sex group, the percentiles :data:`~wearbench.cohort.PERCENTILES` of those medians
-    (numpy ``percentile``, linear interpolation). Users with a missing or out-of-band age
-    or a sex other than F/M are left out.
+    sex group, the percentiles :data:`~wearbench.cohort.PERCENTILES` and
+    :data:`~wearbench.cohort.EXTRA_PERCENTILES` of those medians (numpy ``percentile``,
+    linear interpolation), their mean and sample SD (see :func:`group_summary`). Users with a
+    missing or out-of-band age or a sex other than F/M are left out.
 
     Args:
         daily: Daily table with ``user_id`` and the metric columns (canonical units).
@@ -37,8 +65,8 @@ def reference_percentiles(
         min_days: Fewest non-missing days a user needs to count (≥ 1).
 
     Returns:
-        Columns ``metric, age_band, sex, n_users, p5 … p95`` (percentiles in the metric's
-        unit); one row per non-empty group, sorted by metric name, then age band (youngest
+        Columns ``metric, age_band, sex, n_users, p5 … p95, p20 … p80, mean, sd`` (values in
+        the metric's unit); one row per non-empty group, sorted by metric name, then age band (youngest
         first), then sex (F, M).
 
     Raises:
@@ -52,7 +80,7 @@ def reference_percentiles(
         metric(m)
     _require(daily, ["user_id", *metrics], "daily")
     _require(demographics, ["user_id", "age", "sex"], "demographics")
-    groups = _user_groups(demographics)
+    groups = user_groups(demographics)
     by_user = daily.groupby(daily["user_id"].astype(str), sort=True)
     rows: list[dict[str, object]] = []
     for m in sorted(set(metrics)):
@@ -72,10 +100,10 @@ def _group_rows(name: str, joined: pd.DataFrame) -> list[dict[str, object]]:
             vals = joined.loc[(joined["age_band"] == band) & (joined["sex"] == sex), "value"]
             if vals.empty:
                 continue
-            pct = np.percentile(vals.to_numpy(dtype=np.float64), PERCENTILES)
+            summary = group_summary(vals.to_numpy(dtype=np.float64))
             rows.append(
                 {"metric": name, "age_band": band, "sex": sex, "n_users": int(vals.size)}
-                | dict(zip(_COLUMNS[4:], (float(p) for p in pct), strict=True))
+                | {c: summary[c] for c in _VALUES}
             )
     return rows
 
@@ -88,7 +116,7 @@ def _require(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
         )
 
 
-def _user_groups(demographics: pd.DataFrame) -> pd.DataFrame:
+def user_groups(demographics: pd.DataFrame) -> pd.DataFrame:
     """Index user_id → ``age_band``, ``sex`` for users in a band with sex F/M."""
     age = pd.to_numeric(demographics["age"], errors="coerce").to_numpy(dtype=np.float64)
     bands = np.full(age.shape, None, dtype=object)

@@ -17,6 +17,7 @@ __all__ = [
     "DAILY_KEYS",
     "DEMOGRAPHIC_COLUMNS",
     "ETHNICITIES",
+    "EXTRA_PERCENTILES",
     "METRICS",
     "METRIC_NAMES",
     "PERCENTILES",
@@ -166,6 +167,9 @@ BMI_RANGE: tuple[float, float] = (12, 80)
 REFERENCE_METRICS: tuple[str, ...] = ("resting_hr", "steps", "hrv", "sleep_minutes", "sleep_efficiency")
 #: Percentiles stored per (metric, age band, sex); columns are named ``p5`` ... ``p95``.
 PERCENTILES: tuple[int, ...] = (5, 10, 25, 50, 75, 90, 95)
+#: Further cuts stored when available (optional columns ``p20`` … ``p80``, with ``mean`` and ``sd``),
+#: so that the reference deciles P10…P90 are complete.
+EXTRA_PERCENTILES: tuple[int, ...] = (20, 30, 40, 60, 70, 80)
 #: Age bands as half-open ``[lo, hi)`` years with their labels.
 AGE_BANDS: tuple[tuple[str, float, float], ...] = (
     ("18-29", 18, 30),

@@ -19,7 +19,13 @@ import pyarrow as pa
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort._problems import Findings, fmt_value, iso_date
-from wearbench.cohort._schema import BIOMARKER_NAMES, DEMOGRAPHIC_COLUMNS, METRIC_NAMES, PERCENTILES
+from wearbench.cohort._schema import (
+    BIOMARKER_NAMES,
+    DEMOGRAPHIC_COLUMNS,
+    EXTRA_PERCENTILES,
+    METRIC_NAMES,
+    PERCENTILES,
+)
 
 __all__ = [
     "BLOOD",
@@ -61,6 +67,7 @@ class TableSpec:
         columns: ``(name, kind)`` of every canonical column, in file order.
         user_column: Column holding the user id, if any.
         date_column: Column holding the day, if any.
+        optional: Canonical columns a file may lack (read as absent, not as a problem).
     """
 
     name: str
@@ -68,6 +75,7 @@ class TableSpec:
     columns: tuple[tuple[str, ColumnKind], ...]
     user_column: str | None
     date_column: str | None
+    optional: tuple[str, ...] = ()
 
     @property
     def filename(self) -> str:
@@ -121,9 +129,13 @@ REFERENCE = TableSpec(
         ("sex", "string"),
         ("n_users", "int"),
         *((f"p{p}", "float") for p in PERCENTILES),
+        *((f"p{p}", "float") for p in EXTRA_PERCENTILES),
+        ("mean", "float"),
+        ("sd", "float"),
     ),
     None,
     None,
+    optional=(*(f"p{p}" for p in EXTRA_PERCENTILES), "mean", "sd"),
 )
 TABLES: tuple[TableSpec, ...] = (DAILY, DEMOGRAPHICS, BLOOD, REFERENCE)
 
@@ -262,7 +274,7 @@ def arrow_to_frame(table: pa.Table, spec: TableSpec, file: str) -> tuple[pd.Data
     names = set(table.column_names)
     expected = ", ".join(spec.column_names)
     for c in spec.column_names:
-        if c not in names:
+        if c not in names and c not in spec.optional:
             found.error(
                 "missing_column",
                 file,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wearbench.cohort import metric
+from wearbench.cohort import ReferenceCell, metric
 from wearbench.prompts._view import DataView, Series
 
 __all__ = [
@@ -73,16 +73,30 @@ def _blood(view: DataView) -> list[str]:
 
 
 def _reference(view: DataView) -> list[str]:
-    if not view.reference:
+    if not view.reference and not view.reference_cells:
         return ["No cohort reference percentiles are available for this user."]
-    group = "" if view.reference_group is None else ", age band {}, sex {}".format(*view.reference_group)
-    lines = [f"Cohort reference percentiles of per-user medians{group}:"]
     units = {s.name: s.unit for s in view.series}
-    for name, pct in view.reference.items():
+    lines: list[str] = []
+    for name, cell in view.reference_cells.items():
         unit = units.get(name) or metric(name).unit
-        values = ", ".join(f"P{p}={compact(v)}" for p, v in pct.items())
-        lines.append(f"- {name} ({unit}): {values}")
+        lines.append(f"Reference this question compares {name} against ({cell.describe()}):")
+        lines.append(f"- {name} ({unit}): {_cell_values(cell)}")
+    if view.reference:
+        group = "" if view.reference_group is None else ", age band {}, sex {}".format(*view.reference_group)
+        lines.append(f"Cohort reference percentiles of per-user medians{group}:")
+        for name, pct in view.reference.items():
+            unit = units.get(name) or metric(name).unit
+            values = ", ".join(f"P{p}={compact(v)}" for p, v in pct.items())
+            lines.append(f"- {name} ({unit}): {values}")
     return lines
+
+
+def _cell_values(cell: ReferenceCell) -> str:
+    """``mean=…, SD=…, P5=…, …`` of a reference cell (the parts it has)."""
+    parts = [] if cell.mean is None else [f"mean={cell.mean:.2f}"]
+    parts += [] if cell.sd is None else [f"SD={cell.sd:.2f}"]
+    parts += [f"P{p}={compact(v)}" for p, v in sorted(cell.percentiles.items())]
+    return ", ".join(parts)
 
 
 def context_text(view: DataView) -> str:

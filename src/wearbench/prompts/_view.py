@@ -4,7 +4,10 @@ The view holds the daily records of the ``history_days`` days ending at the item
 ``end_date`` (only the last ``window_days`` under ``no_history``, none under ``no_series``),
 every metric with at least one value in that span (schema order, canonical units), the
 user's demographics, the latest blood draw on or before ``end_date`` (unless ``no_blood``)
-and the cohort reference percentiles of the user's age band and sex (unless ``no_cohort``).
+and the cohort reference percentiles of the user's age band and sex (unless ``no_cohort``): the
+reference cells the item compares against (stored in its graph, with their kind and size), and
+for other metrics the cohort's static percentiles when they come from a population independent
+of the cohort's users.
 Days before the first day of the user's record are not shown (there is no record for them).
 """
 
@@ -12,15 +15,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort import BIOMARKERS, METRICS, age_band
-from wearbench.questions import Item, UserContext
+from wearbench.cohort import BIOMARKERS, METRICS, ReferenceCell, age_band
+from wearbench.questions import Item, UserContext, graph_references
 
 __all__ = ["ABLATIONS", "BloodValue", "DataView", "Series", "agent_frame", "column_name", "data_view"]
 
@@ -82,7 +85,9 @@ class DataView:
         blood: Biomarkers of that draw in schema order (empty when none is shown).
         reference_group: ``(age band, sex)`` of the shown reference percentiles, or None.
         reference: Metric → {percentile: value in the metric's unit}, schema order (empty when
-            ablated or unavailable).
+            ablated or unavailable); static context, for metrics the item does not compare.
+        reference_cells: Metric → the reference the item compares that metric against (kind,
+            group, size, percentiles, mean, SD), schema order (empty when ablated or none).
         ablations: Sorted ablations applied.
     """
 
@@ -98,6 +103,7 @@ class DataView:
     reference_group: tuple[str, str] | None
     reference: Mapping[str, Mapping[int, float]]
     ablations: tuple[str, ...]
+    reference_cells: Mapping[str, ReferenceCell] = field(default_factory=dict)
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -208,6 +214,9 @@ def data_view(item: Item, ctx: UserContext, ablations: Iterable[str] = ()) -> Da
         series, empty = _series(ctx, end, days)
     blood_date, blood = (None, ()) if "no_blood" in abl else _blood(ctx, end)
     group, ref = (None, {}) if "no_cohort" in abl else _reference(ctx)
+    found = {} if "no_cohort" in abl else graph_references(item.graph)
+    cells = {m.name: found[m.name] for m in METRICS if m.name in found}
+    ref = {m: pct for m, pct in ref.items() if m not in cells}
     return DataView(
         user_id=ctx.user_id,
         end_date=item.end_date,
@@ -221,6 +230,7 @@ def data_view(item: Item, ctx: UserContext, ablations: Iterable[str] = ()) -> Da
         reference_group=group,
         reference=ref,
         ablations=abl,
+        reference_cells=cells,
     )
 
 

@@ -1,7 +1,7 @@
 """WearableQA question generation: contexts, computation graphs, question types, items."""
 
 from wearbench.questions._context import UserContext, contexts_from_cohort
-from wearbench.questions._graph import Graph, Ref, jsonable, run_graph
+from wearbench.questions._graph import Graph, Ref, graph_references, jsonable, run_graph
 from wearbench.questions._item import LETTERS, Item, item_id
 from wearbench.questions._labels import Dependency, Grounding, Labels, PairKind, Reasoning, Signals
 from wearbench.questions._qtype import (
@@ -36,6 +36,7 @@ __all__ = [
     "Signals",
     "UserContext",
     "contexts_from_cohort",
+    "graph_references",
     "item_id",
     "jsonable",
     "question",

@@ -19,9 +19,21 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, PERCENTILES, Cohort, age_band
+from wearbench.cohort import (
+    BIOMARKER_NAMES,
+    METRIC_NAMES,
+    PERCENTILES,
+    REFERENCE_METRICS,
+    Cohort,
+    ReferenceResolver,
+    age_band,
+    table_kind,
+)
 
-__all__ = ["UserContext", "contexts_from_cohort"]
+__all__ = ["REFERENCED_METRICS", "UserContext", "contexts_from_cohort"]
+
+#: Metrics an item may compare against peers (the resolver keeps leave-out data for these).
+REFERENCED_METRICS: tuple[str, ...] = (*REFERENCE_METRICS, "vo2max")
 
 
 def _clean(x: Any) -> Any:
@@ -43,7 +55,12 @@ class UserContext:
         metrics: Metric → float64 array aligned with ``dates`` (NaN = missing), canonical units.
         demographics: ``age`` (years), ``sex`` (F/M), ``bmi`` (kg/m2), ``ethnicity``.
         blood: Draws sorted by date; each maps ``draw_date`` (ISO) and biomarkers to values.
-        reference: Metric → {percentile: value} for the user's age band and sex (may be empty).
+        reference: Metric → {percentile: value} for the user's age band and sex, shown as
+            context with every item; only from a reference independent of the cohort's users
+            (kind ``population``), else empty.
+        resolver: Build-time only (not serialised): resolves the reference an item compares a
+            metric against (:class:`~wearbench.cohort.ReferenceResolver`); None in a stored
+            context, whose items carry their reference cells in their graphs.
     """
 
     user_id: str
@@ -52,6 +69,7 @@ class UserContext:
     demographics: Mapping[str, Any]
     blood: tuple[Mapping[str, Any], ...]
     reference: Mapping[str, Mapping[int, float]]
+    resolver: ReferenceResolver | None = None
 
     @property
     def n_days(self) -> int:
@@ -133,12 +151,19 @@ def _reference_for(ref: pd.DataFrame, age: float, sex: str) -> dict[str, dict[in
     if ref.empty or not math.isfinite(age):
         return {}
     band = age_band(age)
-    rows = ref[(ref["age_band"] == band) & (ref["sex"] == sex)]
+    rows = ref[(ref["age_band"] == band) & (ref["sex"] == sex) & ref["metric"].isin(REFERENCE_METRICS)]
     return {str(r["metric"]): {p: float(r[f"p{p}"]) for p in PERCENTILES} for _, r in rows.iterrows()}
 
 
 def contexts_from_cohort(cohort: Cohort) -> dict[str, UserContext]:
-    """One :class:`UserContext` per user with daily data, keyed by user id (sorted)."""
+    """One :class:`UserContext` per user with daily data, keyed by user id (sorted).
+
+    The static ``reference`` of a context is the cohort's table only when that table is
+    independent of the cohort's users (:func:`~wearbench.cohort.table_kind` ``population``);
+    every context shares one :class:`~wearbench.cohort.ReferenceResolver` for the items.
+    """
+    independent = table_kind(cohort.source) == "population"
+    resolver = ReferenceResolver.from_cohort(cohort, REFERENCED_METRICS)
     demo = cohort.demographics.set_index("user_id")
     blood = cohort.blood.sort_values(["user_id", "draw_date"])
     out: dict[str, UserContext] = {}
@@ -153,6 +178,8 @@ def contexts_from_cohort(cohort: Cohort) -> dict[str, UserContext]:
             }
             for _, r in blood[blood["user_id"] == user_id].iterrows()
         )
-        reference = _reference_for(cohort.reference, float(d["age"]), str(d["sex"]))
-        out[user_id] = UserContext(user_id, rec.dates, dict(rec.values), demographics, draws, reference)
+        reference = _reference_for(cohort.reference, float(d["age"]), str(d["sex"])) if independent else {}
+        out[user_id] = UserContext(
+            user_id, rec.dates, dict(rec.values), demographics, draws, reference, resolver
+        )
     return out

@@ -11,7 +11,10 @@ Node kinds (``op``):
 - ``series``: ``metric`` values for ``days`` days ending ``offset`` days before the end date;
 - ``dates``: the calendar of such a span (ISO strings in evidence);
 - ``demographic``: a demographics field; ``blood``: a biomarker of the latest draw on or before
-  the end date; ``reference``: the user's reference percentiles of a metric;
+  the end date; ``reference``: the reference cell the item compares a metric against, stored
+  inline (``cell``, a :class:`~wearbench.cohort.ReferenceCell` as JSON) so that replay, the
+  prompt and the verifier need nothing else; its value is the percentiles
+  (``part = "percentiles"``) or the whole cell (``part = "cell"``: ``mean``, ``sd``, ``n_users`` …);
 - ``call``: a registered primitive applied to input references and keyword ``args``.
 
 An input reference is ``{"$ref": node_id, "path": [...]}``; lists and dicts of references are
@@ -29,9 +32,10 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
+from wearbench.cohort import PERCENTILES, ReferenceCell, age_band
 from wearbench.questions._context import UserContext
 
-__all__ = ["Graph", "Ref", "jsonable", "run_graph"]
+__all__ = ["Graph", "Ref", "graph_references", "jsonable", "run_graph"]
 
 
 def jsonable(value: Any) -> Any:
@@ -110,8 +114,47 @@ def _source(node: Mapping[str, Any], ctx: UserContext, end: int) -> Any:
         draw = ctx.blood_at(end)
         return float("nan") if draw is None else float(draw.get(node["marker"], float("nan")))
     if op == "reference":
-        return dict(ctx.reference.get(node["metric"], {}))
+        return _reference_value(node, ctx)
     raise WearbenchError(f"unknown graph node op {op!r}")
+
+
+def _reference_value(node: Mapping[str, Any], ctx: UserContext) -> Any:
+    """Value of a ``reference`` node: from its inline cell, else (older items) the context's."""
+    cell = node.get("cell")
+    if cell is None:
+        return dict(ctx.reference.get(node["metric"], {}))
+    parsed = ReferenceCell.from_json(cell)
+    if node.get("part", "percentiles") == "cell":
+        return parsed.to_json()
+    cuts = node.get("cuts")
+    return {p: v for p, v in parsed.percentiles.items() if cuts is None or p in cuts}
+
+
+def graph_references(graph: Mapping[str, Any]) -> dict[str, ReferenceCell]:
+    """Metric → the part of the reference cell an item's serialised graph compares it against.
+
+    A ``percentiles`` node contributes the cuts it used (union over nodes of one metric); a
+    ``cell`` node contributes the whole cell (mean, SD and percentiles).
+    """
+    out: dict[str, ReferenceCell] = {}
+    for node in graph.get("nodes", []):
+        if node.get("op") != "reference" or node.get("cell") is None:
+            continue
+        cell = ReferenceCell.from_json(node["cell"])
+        if node.get("part", "percentiles") != "cell":
+            cuts = node.get("cuts")
+            pct = {p: v for p, v in cell.percentiles.items() if cuts is None or p in cuts}
+            cell = dataclasses.replace(cell, percentiles=pct, mean=None, sd=None)
+        known = out.get(cell.metric)
+        if known is not None:
+            cell = dataclasses.replace(
+                cell,
+                percentiles={**known.percentiles, **cell.percentiles},
+                mean=known.mean if cell.mean is None else cell.mean,
+                sd=known.sd if cell.sd is None else cell.sd,
+            )
+        out[cell.metric] = cell
+    return out
 
 
 class Graph:
@@ -150,9 +193,49 @@ class Graph:
         """A biomarker of the latest draw on or before the end date (NaN if none)."""
         return self._leaf(op="blood", marker=marker)
 
-    def reference(self, metric: str) -> Ref:
-        """The user's reference percentiles {5: ..., 95: ...} of ``metric`` (empty if none)."""
-        return self._leaf(op="reference", metric=metric)
+    def reference(self, metric: str, cuts: Sequence[int] = PERCENTILES) -> Ref:
+        """Percentiles {5: ..., 95: ...} of the reference ``metric`` is compared against.
+
+        Args:
+            metric: Canonical metric name.
+            cuts: Keep only these of the cell's percentiles (default the standard P5…P95).
+
+        Raises:
+            Drop: When no reference may be used (reason from the resolver).
+        """
+        return self._reference(metric, "percentiles", list(cuts))
+
+    def reference_cell(self, metric: str) -> Ref:
+        """The whole reference cell of ``metric`` (JSON dict: ``mean``, ``sd``, ``percentiles`` …).
+
+        Raises:
+            Drop: When no reference may be used (reason from the resolver).
+        """
+        return self._reference(metric, "cell", None)
+
+    def _reference(self, metric: str, part: str, cuts: list[int] | None) -> Ref:
+        cell = self._resolve(metric)
+        node: dict[str, Any] = {"op": "reference", "metric": metric, "part": part}
+        if cuts is not None:
+            node["cuts"] = cuts
+        return self._leaf(**node, cell=cell.to_json())
+
+    def _resolve(self, metric: str) -> ReferenceCell:
+        """The resolver's cell, or (contexts without one) the context's static percentiles."""
+        from wearbench.questions._qtype import Drop  # _qtype imports this module
+
+        if self.ctx.resolver is None:
+            pct = self.ctx.reference.get(metric)
+            if not pct:
+                raise Drop(f"no reference percentiles for {metric}")
+            d = self.ctx.demographics
+            age = d.get("age")
+            band = age_band(float(age)) if isinstance(age, int | float) and math.isfinite(age) else ""
+            return ReferenceCell(metric, "population", band, str(d.get("sex")), dict(pct))
+        got = self.ctx.resolver.resolve(self.ctx.user_id, self.ctx.demographics, metric, self.end_date)
+        if isinstance(got, str):
+            raise Drop(got)
+        return got
 
     def call(self, primitive: str, *inputs: Any, **args: Any) -> Ref:
         """Run a registered primitive on input references/values and record it."""

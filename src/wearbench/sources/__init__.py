@@ -12,6 +12,7 @@ from wearbench.sources._loader import (
     assemble_cohort,
     import_source,
     loader,
+    reference_summary,
     source_names,
 )
 from wearbench.sources._report import ImportLog, ImportReport
@@ -27,6 +28,7 @@ __all__ = [
     "import_source",
     "loader",
     "onset_minutes",
+    "reference_summary",
     "source_names",
     "synthesize",
 ]

@@ -8,6 +8,14 @@ metrics the source lacks as missing, drops duplicate user-days and out-of-range 
 counted, with examples), gives every user a demographics row (unknowns are null), computes
 reference percentiles from the cohort itself, and :func:`import_source` writes the cohort with
 ``import_report.json``.
+
+That reference table includes every user of the cohort over their whole record, so it is
+recorded as ``source["reference"]["kind"] = "cohort_self"`` and never shown with or used by an
+item: items resolve their reference per user and end date
+(:class:`~wearbench.cohort.ReferenceResolver`: leave-the-user-out over ≥ 30 other users of the
+same age band and sex, else the cited external table, else the window is dropped). The import
+report's ``reference`` section counts, per metric, the users whose reference at the end of their
+record would be of each kind.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from wearbench.cohort import (
     BIOMARKER_NAMES,
     DEMOGRAPHIC_COLUMNS,
     METRIC_NAMES,
+    REFERENCE_KINDS,
     Cohort,
+    ReferenceResolver,
     metric,
     reference_percentiles,
     save_cohort,
@@ -40,6 +50,7 @@ __all__ = [
     "assemble_cohort",
     "import_source",
     "loader",
+    "reference_summary",
     "run_loader",
     "source_names",
 ]
@@ -147,7 +158,44 @@ def assemble_cohort(loaded: LoadedSource, log: ImportLog, source: Mapping[str, A
         raise WearbenchError(f"{source.get('params', {}).get('path', 'source')}: no daily data found")
     demo = _demographics(users, loaded.demographics)
     reference = reference_percentiles(daily, demo)
-    return Cohort(daily, demo, _blood(users, loaded.blood), reference, source=dict(source))
+    note = (
+        "per-user medians of every cohort user's whole record: includes the tested user, never used by items"
+    )
+    source = {**source, "reference": {"kind": "cohort_self", "note": note}}
+    return Cohort(daily, demo, _blood(users, loaded.blood), reference, source=source)
+
+
+#: Metrics whose reference the import report summarises.
+_REPORTED_METRICS: tuple[str, ...] = (
+    "resting_hr",
+    "steps",
+    "hrv",
+    "sleep_minutes",
+    "sleep_efficiency",
+    "vo2max",
+)
+
+
+def reference_summary(cohort: Cohort) -> dict[str, Any]:
+    """Per metric, users whose reference on their last recorded day would be of each kind.
+
+    Keys ``population``, ``cohort``, ``external`` and ``none`` (no independent reference: the
+    reference-based questions drop such windows with a counted reason); only users with data
+    of the metric are counted.
+    """
+    resolver = ReferenceResolver.from_cohort(cohort, _REPORTED_METRICS)
+    demo = cohort.demographics.set_index(cohort.demographics["user_id"].astype(str))
+    last = cohort.daily.groupby(cohort.daily["user_id"].astype(str))["date"].max()
+    out: dict[str, Any] = {}
+    for m in _REPORTED_METRICS:
+        has = cohort.daily.loc[cohort.daily[m].notna(), "user_id"].astype(str).unique()
+        counts = dict.fromkeys((*REFERENCE_KINDS, "none"), 0)
+        for user in sorted(has):
+            d = demo.loc[user]
+            got = resolver.resolve(user, {"age": d["age"], "sex": d["sex"]}, m, str(last[user].date()))
+            counts["none" if isinstance(got, str) else got.kind] += 1
+        out[m] = counts
+    return {"table_kind": "cohort_self", "users_by_kind": out}
 
 
 def _report(name: str, path: Path, cohort: Cohort, log: ImportLog) -> ImportReport:
@@ -190,7 +238,8 @@ def import_source(name: str, path: str | Path, out: str | Path | None = None) ->
     report = _report(name, path, cohort, log)
     if out is not None:
         save_cohort(cohort, out)
-        text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        doc = {**report.to_dict(), "reference": reference_summary(cohort)}
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         (Path(out) / REPORT_NAME).write_text(text, encoding="utf-8")
     return cohort, report
 

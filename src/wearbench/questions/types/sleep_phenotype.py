@@ -5,7 +5,9 @@ Three axes, all cohort-relative (no study cut-off is used):
 
 - *duration*: the window's mean sleep minutes as a percentile of the reference percentiles of
   the user's age band and sex (``percentile_rank``): short below P25, long above P75, else
-  adequate;
+  adequate (the reference is resolved per item and never includes the user — an independent
+  population, ≥ 30 other cohort users up to the end date, or a cited external table — and is
+  stored in the item's graph and shown in the prompt; without one the window is dropped);
 - *continuity*: the window's mean sleep efficiency as a reference percentile: fragmented below
   P25, else consolidated;
 - *timing*: the window's mean bedtime regularity (SD of sleep onset, minutes) against the cohort
@@ -107,7 +109,7 @@ class SleepPhenotype(QuestionType):
     """
 
     name = "sleep_phenotype"
-    version = 2
+    version = 3
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
 

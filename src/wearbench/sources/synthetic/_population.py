@@ -7,7 +7,9 @@ reduced at once to per-user medians of :data:`REFERENCE_METRICS` (users with few
 number of users, not users × days. The medians are then handed to
 :func:`wearbench.cohort.reference_percentiles` as one pseudo-day per user with
 ``min_days=1``, which gives exactly the percentiles that function computes from the
-full daily table with ``min_days``.
+full daily table with ``min_days``. Besides the five core metrics the table holds VO2max
+(:data:`POPULATION_METRICS`; a user counts with at least :data:`MIN_DAYS_BY_METRIC` estimates),
+whose mean and SD fitness questions compare against.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ import pandas as pd
 
 from wearbench.cohort import REFERENCE_METRICS
 from wearbench.cohort._reference import reference_percentiles
+from wearbench.cohort._resolve import MIN_DAYS_BY_METRIC
 from wearbench.sources.synthetic._chunk import demographics_frame, generate_chunk, user_ids
 from wearbench.sources.synthetic._config import CHUNK_SIZE, FloatArray, SynthParams
 from wearbench.sources.synthetic._daily import calendar
 from wearbench.sources.synthetic._streams import Population
 
-__all__ = ["median_of_recorded", "reference_table"]
+__all__ = ["POPULATION_METRICS", "median_of_recorded", "reference_table"]
 
 _MIN_DAYS = 14
+#: Metrics of the reference population's table (the core five and VO2max).
+POPULATION_METRICS: tuple[str, ...] = (*REFERENCE_METRICS, "vo2max")
 
 
 def median_of_recorded(x: FloatArray, min_days: int) -> FloatArray:
@@ -58,17 +63,20 @@ def reference_table(
         ids = user_ids("r", first, min(first + CHUNK_SIZE, n), n)
         chunk = generate_chunk(params.seed, Population.REFERENCE, ids, first, cal)
         medians.append(
-            {m: median_of_recorded(chunk.recording.values[m], _MIN_DAYS) for m in REFERENCE_METRICS}
+            {
+                m: median_of_recorded(chunk.recording.values[m], MIN_DAYS_BY_METRIC.get(m, _MIN_DAYS))
+                for m in POPULATION_METRICS
+            }
         )
         demographics.append(demographics_frame(ids, chunk.person))
         if progress is not None:
             progress(done + first + len(ids), total)
     daily = pd.DataFrame({"user_id": user_ids("r", 0, n, n), "date": np.repeat(cal.dates[:1], n)})
-    for m in REFERENCE_METRICS:
+    for m in POPULATION_METRICS:
         daily[m] = np.concatenate([c[m] for c in medians]) if medians else np.array([], dtype=float)
     demo = (
         pd.concat(demographics, ignore_index=True)
         if demographics
         else pd.DataFrame(columns=["user_id", "age", "sex"])
     )
-    return reference_percentiles(daily, demo, metrics=REFERENCE_METRICS, min_days=1)
+    return reference_percentiles(daily, demo, metrics=POPULATION_METRICS, min_days=1)

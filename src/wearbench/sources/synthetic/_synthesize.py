@@ -64,7 +64,11 @@ def synthesize(
         demographics=pd.concat(demographics, ignore_index=True),
         blood=pd.concat(blood, ignore_index=True),
         reference=reference_table(params, progress, params.n_users, total),
-        source={"name": GENERATOR_NAME, "params": params.as_dict()},
+        source={
+            "name": GENERATOR_NAME,
+            "params": params.as_dict(),
+            "reference": {"kind": "population", "users": params.reference_users},
+        },
         truth=truth.build(params),
     )
 

@@ -1,0 +1,60 @@
+"""On a real import (PMData) no item compares against a reference that includes the tested user."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wearbench.bench import build_benchmark
+from wearbench.bench._artifact import load_context, read_items
+from wearbench.cohort import MIN_USERS, table_kind
+from wearbench.questions import graph_references
+from wearbench.sources import import_source
+
+REFERENCE_TYPES = (
+    "cohort_position",
+    "sleep_phenotype",
+    "fitness_prediction",
+    "activity_recommendation",
+    "blood_state",
+)
+
+
+@pytest.fixture(scope="module")
+def pmdata_bench(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("pmdata")
+    import_source("pmdata", shared_data / "pmdata", root / "cohort")
+    build_benchmark(root / "cohort", root / "bench", types=REFERENCE_TYPES, seed=0)
+    return root / "cohort", root / "bench"
+
+
+def test_import_records_the_self_including_table_and_counts_reference_kinds(
+    pmdata_bench: tuple[Path, Path],
+) -> None:
+    cohort, _ = pmdata_bench
+    report = json.loads((cohort / "import_report.json").read_text(encoding="utf-8"))
+    assert report["reference"]["table_kind"] == "cohort_self"
+    rhr = report["reference"]["users_by_kind"]["resting_hr"]
+    assert set(rhr) == {"population", "cohort", "external", "none"}
+    # 10 participants, one per age band x sex cell at most: never 30 other users
+    assert rhr["population"] == rhr["cohort"] == 0
+    manifest = json.loads((cohort / "cohort.json").read_text(encoding="utf-8"))
+    assert table_kind(manifest["source"]) == "cohort_self"
+
+
+def test_no_item_uses_a_small_or_self_including_reference(pmdata_bench: tuple[Path, Path]) -> None:
+    _, bench = pmdata_bench
+    items = read_items(bench)
+    for item in items:
+        for cell in graph_references(item.graph).values():
+            assert cell.kind == "external" or (cell.n_users or 0) >= MIN_USERS, item.id
+            assert cell.kind != "population", item.id  # a real import has no independent population
+        assert load_context(bench, item.user_id).reference == {}  # the cohort's own table is never shown
+    datasheet = (bench / "datasheet.md").read_text(encoding="utf-8")
+    assert "## References items compare against" in datasheet
+    drops = [
+        line for line in datasheet.splitlines() if "no reference: fewer than 30 independent peers" in line
+    ]
+    assert drops  # windows without an independent reference are dropped with a counted reason
