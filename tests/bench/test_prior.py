@@ -11,7 +11,7 @@ import pytest
 from wearbench.bench._balance import balance, prior_excess
 from wearbench.bench._datasheet import audit_lines, render_datasheet
 from wearbench.bench._generate import Pending
-from wearbench.bench._prior import prior_pick, prior_scores
+from wearbench.bench._prior import _band_mass, prior_pick, prior_scores
 from wearbench.scoring import accuracy
 
 Spec = tuple[str, Mapping[str, Any]]
@@ -90,18 +90,25 @@ def test_cohort_position_excludes_readings_that_contradict_the_direction() -> No
         return (f"{band} {reading}", {"metric": "resting_hr", "band": band, "reading": reading})
 
     options = [
-        opt("<P5", "less_favourable"),  # a very low resting HR read as unfavourable: impossible
-        opt("P25-P50", "more_favourable"),  # an intermediate band read as advantageous: impossible
-        opt("P10-P25", "more_favourable"),
-        opt(">P95", "less_favourable"),
+        opt("<P10", "less_favourable"),  # a very low resting HR read as unfavourable: impossible
+        opt("P40-P50", "more_favourable"),  # a middle decile read as advantageous: impossible
+        opt("P30-P40", "typical"),
+        opt(">P90", "less_favourable"),
     ]
     scores = prior_scores("cohort_position", "q?", options)
     assert scores[0] == -math.inf
     assert scores[1] == -math.inf
-    # of the two consistent options, P10-P25 holds 15% of peers and >P95 5%
-    assert scores[2] == pytest.approx(math.log(0.15))
-    assert scores[3] == pytest.approx(math.log(0.05))
-    assert _pick("cohort_position", options)[0] == "P10-P25 more_favourable"
+    # every decile holds 10% of peers: the consistent options tie (the seeded hash decides)
+    assert scores[2] == pytest.approx(math.log(0.1))
+    assert scores[3] == pytest.approx(math.log(0.1))
+    assert _pick("cohort_position", options)[0] in ("P30-P40 typical", ">P90 less_favourable")
+
+
+def test_band_mass_reads_percentile_band_names() -> None:
+    assert _band_mass("<P5") == pytest.approx(0.05)
+    assert _band_mass("P25-P50") == pytest.approx(0.25)
+    assert _band_mass(">P90") == pytest.approx(0.10)
+    assert _band_mass("odd") == pytest.approx(0.1)
 
 
 def test_fitness_prediction_excludes_a_risk_that_contradicts_the_band() -> None:

@@ -8,13 +8,19 @@ import pytest
 
 from wearbench.cohort import Cohort, ReferenceCell, ReferenceResolver, empty_tables, table_kind
 from wearbench.cohort import _resolve as resolve_module
-from wearbench.cohort._external import ExternalReference
+from wearbench.cohort._external import ExternalReference, external_reference
 
 END = "2024-01-20"
 
 
-def _cohort(n_users: int = 32, *, late: int | None = 31, source: dict[str, object] | None = None) -> Cohort:
-    """``n_users`` women aged 35: user i has resting HR 100 + i on Jan 1–20 and 500 on Jan 21–60.
+def _cohort(
+    n_users: int = 32,
+    *,
+    late: int | None = 31,
+    source: dict[str, object] | None = None,
+    metric: str = "resting_hr",
+) -> Cohort:
+    """``n_users`` women aged 35: user i has ``metric`` 100 + i on Jan 1–20 and 500 on Jan 21–60.
 
     User ``late`` records only from Jan 16 (5 days on or before the end date).
     """
@@ -28,7 +34,7 @@ def _cohort(n_users: int = 32, *, late: int | None = 31, source: dict[str, objec
                 {
                     "user_id": f"u{i:02d}",
                     "date": pd.Timestamp("2024-01-01") + pd.Timedelta(days=d),
-                    "resting_hr": value,
+                    metric: value,
                 }
             )
     daily = pd.DataFrame(rows)
@@ -63,7 +69,14 @@ def test_later_end_date_uses_later_data_and_too_few_peers_drop() -> None:
     assert later.n_users == 31
     assert later.percentiles[50] == 500.0
     small = ReferenceResolver.from_cohort(_cohort(31, late=30), ["resting_hr"])  # 29 usable others
-    reason = small.resolve("u00", {"age": 35.0, "sex": "F"}, "resting_hr", END)
+    # resting HR falls back to the shipped external table (NHSR 41, women 20-39 y: P50 73 bpm) ...
+    fallback = small.resolve("u00", {"age": 35.0, "sex": "F"}, "resting_hr", END)
+    assert isinstance(fallback, ReferenceCell)
+    assert (fallback.kind, fallback.age_band, fallback.sex) == ("external", "30-39", "F")
+    assert fallback.percentiles[50] == external_reference("resting_hr", "30-39", "F").percentiles[50]
+    # ... a metric without an external table drops the window with the counted reason
+    steps = ReferenceResolver.from_cohort(_cohort(31, late=30, metric="steps"), ["steps"])
+    reason = steps.resolve("u00", {"age": 35.0, "sex": "F"}, "steps", END)
     assert isinstance(reason, str)
     assert "fewer than 30 independent peers" in reason
     no_group = small.resolve("u00", {"age": None, "sex": "F"}, "resting_hr", END)
@@ -105,16 +118,16 @@ def test_population_table_only_when_independent_and_large() -> None:
     got = ReferenceResolver.from_cohort(imported, ["resting_hr"]).resolve(
         "u00", {"age": 35.0, "sex": "F"}, "resting_hr", END
     )
-    assert isinstance(got, str)
+    assert isinstance(got, ReferenceCell)
+    assert got.kind == "external"  # not the self-including table: the shipped external one
     small = Cohort(
         base.daily, base.demographics, base.blood, ref.assign(n_users=29), source={"name": "synthetic"}
     )
-    assert isinstance(
-        ReferenceResolver.from_cohort(small, ["resting_hr"]).resolve(
-            "u00", {"age": 35.0, "sex": "F"}, "resting_hr", END
-        ),
-        str,
+    too_small = ReferenceResolver.from_cohort(small, ["resting_hr"]).resolve(
+        "u00", {"age": 35.0, "sex": "F"}, "resting_hr", END
     )
+    assert isinstance(too_small, ReferenceCell)
+    assert too_small.kind == "external"
 
 
 def test_table_kind_and_cell_round_trip() -> None:

@@ -234,16 +234,14 @@ def _concordance(question: str, options: Sequence[OptionSpec]) -> np.ndarray:
 
 
 #: Share of peers in each percentile band (how likely a random user is to fall in it).
-_BAND_MASS: Mapping[str, float] = {
-    "<P5": 0.05,
-    "P5-P10": 0.05,
-    "P10-P25": 0.15,
-    "P25-P50": 0.25,
-    "P50-P75": 0.25,
-    "P75-P90": 0.15,
-    "P90-P95": 0.05,
-    ">P95": 0.05,
-}
+def _band_mass(band: str) -> float:
+    """Share of peers in a percentile band named ``<Pa``, ``Pa-Pb`` or ``>Pb`` (0.1 if unreadable)."""
+    cuts = [int(x) for x in re.findall(r"P(\d+)", band)]
+    if band.startswith("<") and len(cuts) == 1:
+        return cuts[0] / 100
+    if band.startswith(">") and len(cuts) == 1:
+        return (100 - cuts[0]) / 100
+    return (cuts[1] - cuts[0]) / 100 if len(cuts) == 2 else 0.1
 
 
 def _cohort_position(question: str, options: Sequence[OptionSpec]) -> np.ndarray:
@@ -256,7 +254,7 @@ def _cohort_position(question: str, options: Sequence[OptionSpec]) -> np.ndarray
             consistent = reading(str(c["metric"]), str(c["band"])) == c["reading"]
         except KeyError:
             consistent = True
-        out.append(math.log(_BAND_MASS.get(str(c["band"]), 0.1)) if consistent else -math.inf)
+        out.append(math.log(_band_mass(str(c["band"]))) if consistent else -math.inf)
     return np.array(out)
 
 
