@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.primitives import threshold_flags
+from wearbench.primitives import homa_ir, threshold_flags
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
@@ -82,6 +82,12 @@ def state_from_flags(flags: Mapping[str, Any]) -> dict[str, Any] | None:
 def _blood_part(panel: Mapping[str, float], sex: str) -> dict[str, Any] | None:
     flags = threshold_flags(panel, sex="F" if sex == "F" else "M")
     return state_from_flags({k: {"category": f.category} for k, f in flags.items()})
+
+
+def blood_state_of(panel: Mapping[str, float], sex: str) -> dict[str, Any] | None:
+    """The blood part of the state of one draw (HOMA-IR computed from glucose and insulin)."""
+    homa = homa_ir(panel["fasting_glucose"], panel["insulin"])
+    return _blood_part({**panel, "homa_ir": float(homa)}, sex)
 
 
 def knife_edge(panel: Mapping[str, float], sex: str) -> bool:
