@@ -98,11 +98,11 @@ def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -
 def test_option_texts_are_their_rules_in_words() -> None:
     """Each option text is generated from the pattern that judges it (hand-written here)."""
     assert READINGS["stress"].text() == (
-        "Resting HR up; illness balance (HRV down, sleep up, steps down) below 0.5 SD; sleep steady; "
+        "Resting HR up; illness balance (HRV down, sleep up, steps down) below 0.8 SD; sleep steady; "
         "steps steady or up; exercise steady or down; stress up"
     )
     assert READINGS["illness"].text() == (
-        "Resting HR up; illness balance (HRV down, sleep up, steps down) at least 0.5 SD; "
+        "Resting HR up; illness balance (HRV down, sleep up, steps down) at least 0.8 SD; "
         "HRV and exercise steady or down"
     )
     assert READINGS["fitness"].text() == "Resting HR under its baseline"
@@ -130,8 +130,8 @@ def _parse(text: str) -> list[tuple[str, str]]:
         for cond in (
             "steady or up",
             "steady or down",
-            "at least 0.5 SD",
-            "below 0.5 SD",
+            "at least 0.8 SD",
+            "below 0.8 SD",
             "under its baseline",
         ):
             if clause.endswith(cond):
@@ -154,7 +154,7 @@ def _text_holds(text: str, s: State) -> bool:
             ok &= rhr == cond
         elif "balance" in subject:
             index = (-z["hrv"] + z["sleep"] - z["steps"]) / 3
-            ok &= (index >= 0.5) == (cond == "at least 0.5 SD")
+            ok &= (index >= 0.8) == (cond == "at least 0.8 SD")
         else:
             v = z[subject]
             ok &= {"up": v >= 1, "down": v <= -1, "steady": abs(v) < 1}.get(cond, False) or (
@@ -292,7 +292,10 @@ def test_graph_records_primitive_calls() -> None:
 
 
 def test_planted_illness_episodes_are_found() -> None:
-    """Recall ≥ 90 % of planted illness episodes whose window is eligible.
+    """Recall ≥ 60 % of planted illness episodes whose window is eligible (15 of 22 measured).
+
+    The illness balance threshold (0.8 SD) trades recall for precision: at 0.5 SD recall was
+    ≥ 90 % but only 0.77 of illness readings matched a planted illness (docs/health-readings.md).
 
     Eligible: a candidate window puts the episode's first days in its focus, and the personal
     baselines are defined there.
@@ -316,4 +319,4 @@ def test_planted_illness_episodes_are_found() -> None:
             continue
         found += draft.correct.claim["reading"] == "illness"
     assert eligible >= 10
-    assert found / eligible >= 0.9
+    assert found / eligible >= 0.6

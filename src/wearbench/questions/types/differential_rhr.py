@@ -99,7 +99,11 @@ EXPLANATIONS: dict[str, Pattern] = {
 }
 #: Causal labels that hold against planted truth (docs/health-readings.md); the others are
 #: stated as their pattern only.
-KEPT: dict[str, str] = {}
+KEPT: dict[str, str] = {
+    "illness_full": "Illness-like",
+    "illness_hrv_steps": "Illness-like",
+    "illness_rest": "Illness-like",
+}
 
 #: Share of windows kept per explanation (see :data:`.acute_strain.KEEP`).
 KEEP: dict[str, float] = {"unexplained": 0.6, "training": 0.65}
@@ -115,7 +119,7 @@ class DifferentialRhr(QuestionType):
     """
 
     name = "differential_rhr"
-    version = 2
+    version = 3
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
     min_history = BASELINE_DAYS + FOCUS_DAYS
@@ -158,9 +162,11 @@ class DifferentialRhr(QuestionType):
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
-        """The claimed explanation is the single one whose co-signal rule holds."""
+        """Resting HR is elevated and the claimed explanation is the single pattern that holds."""
         state = state_of(evidence, COSIGNALS)
-        return state is not None and reading_of(state, EXPLANATIONS) == claim["explanation"]
+        if state is None or not state.elevated:  # the stem's premise
+            return False
+        return reading_of(state, EXPLANATIONS) == claim["explanation"]
 
 
 def _card_for(answer: str) -> str:
