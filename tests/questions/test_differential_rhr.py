@@ -11,7 +11,7 @@ import pytest
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions._helpers import thin
 from wearbench.questions.types import differential_rhr
-from wearbench.questions.types.acute_strain import State, option_text
+from wearbench.questions.types.acute_strain import State, option_text, state_of, strain_graph
 from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, KEPT, DifferentialRhr
 
 N = 60
@@ -154,3 +154,17 @@ def test_check_on_hand_made_evidence() -> None:
     assert [k for k in EXPLANATIONS if DifferentialRhr.check({"explanation": k}, ev)] == ["training"]
     ev["rhr_high"] = 1.4  # not elevated: nothing to explain
     assert not any(DifferentialRhr.check({"explanation": k}, ev) for k in EXPLANATIONS)
+
+
+def test_premise_near_its_threshold_is_dropped() -> None:
+    """Resting HR 1.5-1.75 SD up: the stem's premise sits in the dead-band, so no item."""
+    near = []
+    for shift in np.arange(1.2, 2.4, 0.02):
+        ctx = make_ctx({"resting_hr": float(shift)})
+        state = state_of(strain_graph(ctx, END, COSIGNALS).evidence(), COSIGNALS)
+        assert state is not None
+        if 1.5 <= state.high < 1.75:
+            near.append(shift)
+            with pytest.raises(Drop, match="dead-band"):
+                DifferentialRhr().make(ctx, END, np.random.default_rng(0), CohortPool())
+    assert near  # the sweep crosses the band

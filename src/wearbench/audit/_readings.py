@@ -41,6 +41,7 @@ __all__ = [
     "PlantedDays",
     "ReadingRow",
     "ReadingsTable",
+    "claimed_readings",
     "keyed_items",
     "permute_cohort",
     "planted_days",
@@ -253,18 +254,36 @@ class ReadingsTable:
 
     def to_markdown(self) -> str:
         """The table as Markdown (PPV and noise ratio to two decimals; ``—`` where undefined)."""
+        claimed = claimed_readings()
         lines = [
             "| reading | planted truth that makes it true | items | PPV (judged) | permuted items "
             "| noise ratio | verdict |",
             "|---|---|---:|---:|---:|---:|---|",
         ]
-        for r in self.rows:
-            verdict = "description" if not r.truth else "holds" if r.holds else "fails"
-            lines.append(
-                f"| `{r.key}` | {r.truth or '—'} | {r.n} | {_num(r.ppv, r.judged)} | {r.n_noise} "
-                f"| {_num(r.noise_ratio)} | {verdict} |"
-            )
+        lines += [
+            f"| `{r.key}` | {r.truth or '—'} | {r.n} | {_num(r.ppv, r.judged)} | {r.n_noise} "
+            f"| {_num(r.noise_ratio)} | {verdict(r, r.key in claimed)} |"
+            for r in self.rows
+        ]
         return "\n".join(lines) + "\n"
+
+
+def verdict(row: ReadingRow, claimed: bool) -> str:
+    """``claim kept`` / ``claim kept, FAILS`` for a causal label in use, else how it is stated."""
+    if claimed:
+        return "claim kept" if row.holds else "claim kept, FAILS"
+    if not row.truth:
+        return "description"
+    return "description (claim would hold)" if row.holds else "description (claim fails)"
+
+
+def claimed_readings() -> set[str]:
+    """Readings whose option text carries a causal or clinical label (the types' ``KEPT``)."""
+    from wearbench.questions.types import acute_strain, differential_rhr
+
+    return {f"acute_strain:{k}" for k in acute_strain.KEPT} | {
+        f"differential_rhr:{k}" for k in differential_rhr.KEPT
+    }
 
 
 def _num(x: float, judged: int | None = None) -> str:

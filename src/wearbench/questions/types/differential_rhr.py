@@ -28,6 +28,7 @@ from wearbench.questions._helpers import thin
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 from wearbench.questions.types.acute_strain import (
+    BAND,
     BASELINE_DAYS,
     FOCUS_DAYS,
     K_RHR,
@@ -136,6 +137,8 @@ class DifferentialRhr(QuestionType):
             raise Drop("too few days present for the personal baselines")
         if not state.elevated:
             raise Drop("resting HR not elevated in the focus days")
+        if state.high < K_RHR + BAND:  # the stem's premise must not sit on its threshold
+            raise Drop("a value lies within the dead-band of a threshold")
         answer = robust_reading(state, EXPLANATIONS, index_band=False)
         thin(answer, KEEP, rng)
         options = [Option(option_text(k, p, KEPT), {"explanation": k}) for k, p in EXPLANATIONS.items()]
@@ -166,7 +169,7 @@ class DifferentialRhr(QuestionType):
         state = state_of(evidence, COSIGNALS)
         if state is None or not state.elevated:  # the stem's premise
             return False
-        return reading_of(state, EXPLANATIONS) == claim["explanation"]
+        return bool(reading_of(state, EXPLANATIONS) == claim["explanation"])
 
 
 def _card_for(answer: str) -> str:
