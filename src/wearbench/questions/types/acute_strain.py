@@ -11,21 +11,26 @@ the 28-day window. Evidence, all from recorded primitive calls:
   focus-day mean against the mean and SD of the 28 days before the focus (``focus_shift``); a
   co-signal is *up* / *down* at ±1 SD.
 
-The reading (one of ten clinical readings, :data:`READINGS`) follows from rules that are
-mutually exclusive except where two explanations genuinely fit (e.g. HRV down with fewer steps
-*and* shorter sleep); such windows, windows that fit no reading, and windows where moving any
-value across a ±0.25 dead-band around its threshold would change the reading are dropped.
+The reading is one of ten patterns (:data:`READINGS`, each a :class:`Pattern`: a resting-HR
+state, co-signal movements and optionally the illness balance). The option text is generated
+from the same pattern that judges it, so exactly one option fits as written; co-signals a
+pattern does not name may take any value. A causal label precedes the pattern only where it
+holds against planted truth (:data:`KEPT`; PPV ≥ 0.8 and a noise ratio ≤ 0.25 in
+docs/health-readings.md, measured by :func:`wearbench.audit.readings_table`): only the illness
+onset. "Overreaching", "stress response", "sleep-loss strain", "isolated rise" and "improved
+fitness" matched what the generator planted in 1–18 % of items (isolated rise: in 92 %, but it
+fired 0.68 times as often on a cross-user-permuted cohort), so those options state their
+pattern only.
+The patterns are mutually exclusive except where two genuinely fit (the illness balance with
+shorter sleep); such windows, windows that fit no pattern, and windows where moving any value
+across a ±0.25 dead-band around its threshold would change the reading are dropped.
 Windows are chosen around candidate resting-HR rises (the focus starts on the first day of a
 run of elevated days), interleaved with windows whose focus shows a sleep, steps or HRV shift
 and with plain windows every week (:data:`PLAIN_STEP`, :data:`OFF_GAP`), so that the readings
-are not dominated by one class (every reading is an option of every item, so a reading's share
-of the answers is exactly what a text-only model can learn of it);
-windows with one of the commonest quiet readings are further thinned at random (:data:`KEEP`,
-seeded by the item's ``rng``; illness onsets are never thinned).
-
-Option texts share one form, so that a model without the data cannot read the answer off the
-text: every reading has the same length, its own first word, no digits and no negation, hedge
-or open-range words, and every word of every option also appears in the stem.
+are not dominated by one class. Every item shows the same ten texts, so a text-only model can
+learn only a reading's share of the answers; windows with one of the commonest quiet readings
+are thinned at random (:data:`KEEP`, seeded by the item's ``rng``; illness onsets are never
+thinned).
 """
 
 from __future__ import annotations
@@ -232,7 +237,7 @@ READINGS: dict[str, Pattern] = {
 }
 #: Causal labels that hold against planted truth (PPV ≥ 0.8, noise ratio ≤ 0.25 in
 #: docs/health-readings.md); every other reading is stated as its pattern only.
-KEPT: dict[str, str] = {"illness": "Acute illness onset"}
+KEPT: dict[str, str] = {"illness": "Illness-like onset"}
 
 
 def strain_graph(ctx: UserContext, end: int, cosignals: Sequence[str]) -> Graph:
@@ -382,8 +387,8 @@ class AcuteStrain(QuestionType):
 
     Evidence: two-consecutive-day resting-HR z-scores (trailing 28-day personal baseline) and the
     shift of HRV, sleep, steps, exercise and stress over the focus days (SD units of the 28 days
-    before). Options: ten clinical readings of one form (equal lengths, every word in the stem);
-    exactly one follows from the rules.
+    before). Options: the ten patterns in words (generated from the rules that judge them);
+    exactly one holds.
     """
 
     name = "acute_strain"

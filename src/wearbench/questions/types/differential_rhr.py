@@ -6,14 +6,20 @@ Literature cards ``rhr_elevation_acute_illness``, ``hrv_decline_acute_illness`` 
 least two consecutive focus days ≥ 1.5 SD above the trailing 28-day personal mean, see
 :mod:`.acute_strain`). The evidence adds bedtime regularity to the co-signals of
 :mod:`.acute_strain`; each co-signal is *up*, *down* or unchanged at ±1 SD of its 28-day
-baseline, and each option is a differential explanation defined by a co-signal profile
-(:data:`EXPLANATIONS`): four illness-like profiles that differ in which of HRV, sleep and steps
-moved, training load, sleep loss, stress, circadian disruption, inactivity and "unexplained".
+baseline, and each option is a co-signal profile (:data:`EXPLANATIONS`, each a
+:class:`~.acute_strain.Pattern`): four illness-like profiles that differ in which of HRV, sleep
+and steps moved, then the profiles once named training load, sleep loss, stress, circadian
+disruption, inactivity and "unexplained". The option text is generated from the pattern that
+judges it, so exactly one fits as written. A cause label precedes the pattern only where it holds
+against planted truth (:data:`KEPT`, docs/health-readings.md): the illness-like label of three
+illness profiles. The other causes matched the planted cause in 7–17 % of items (HRV with sleep:
+3 of 4; unexplained: 93 %, but it fired 0.79 times as often on a cross-user-permuted cohort), so
+they state their pattern only.
 The profiles are mutually exclusive by construction; a window that fits none is dropped, as is
-a window where a value inside the ±0.25 SD dead-band of a threshold would change the answer.
-The two commonest explanations are thinned at random (:data:`KEEP`). Every option reads
-"Cause: <explanation> (<profile>)" at one length, with no digits or negation words, and the stem
-uses every word of every option, so the text alone does not point at the answer.
+a window where a value inside the ±0.25 SD dead-band of a threshold (resting HR's 1.5 SD
+included) would change the answer. The two commonest profiles are thinned at random
+(:data:`KEEP`). Every item shows the same ten texts, so the text alone carries only the class
+share.
 """
 
 from __future__ import annotations
@@ -112,11 +118,11 @@ KEEP: dict[str, float] = {"unexplained": 0.6, "training": 0.65}
 
 @question()
 class DifferentialRhr(QuestionType):
-    """Which co-signal profile explains an elevated resting HR in the last three days of a window.
+    """Which co-signal profile accompanies an elevated resting HR in the last three days of a window.
 
     Evidence: as :class:`~wearbench.questions.types.acute_strain.AcuteStrain` plus bedtime
-    regularity. Options: ten differential explanations of one form; exactly one fits the
-    co-signal shifts.
+    regularity. Options: ten co-signal profiles in words (generated from the rules that judge
+    them); exactly one fits the co-signal shifts.
     """
 
     name = "differential_rhr"
