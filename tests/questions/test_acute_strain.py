@@ -9,17 +9,18 @@ import numpy as np
 import pytest
 
 import wearbench
-from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
 from wearbench.questions._helpers import thin
 from wearbench.questions.types import acute_strain
 from wearbench.questions.types.acute_strain import (
     COSIGNALS,
     KEEP,
+    KEPT,
     READINGS,
     AcuteStrain,
     State,
     candidate_ends,
+    option_text,
     reading_of,
     robust_reading,
     state_of,
@@ -90,15 +91,89 @@ def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -
     assert len({o.text for o in options}) == 10
     assert draft.grounding_ref in {"rhr_elevation_acute_illness", "exercise_lowers_rhr"}
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
-    assert varying_features(draft.question, [o.text for o in (draft.correct, *draft.distractors)]) == []
+    # Every item shows the same ten texts, so a text-only model can learn only the class share.
+    assert sorted(o.text for o in options) == sorted(option_text(k, p, KEPT) for k, p in READINGS.items())
 
 
-def test_option_texts_share_one_form() -> None:
-    """Every reading has the same length and no negation, hedge or digit: only meaning differs."""
-    texts = [text for text, _ in READINGS.values()]
-    assert len({len(t) for t in texts}) == 1
-    assert len({t.split()[0] for t in texts}) == len(texts)  # first words all distinct
-    assert not any(ch.isdigit() for t in texts for ch in t)
+def test_option_texts_are_their_rules_in_words() -> None:
+    """Each option text is generated from the pattern that judges it (hand-written here)."""
+    assert READINGS["stress"].text() == (
+        "Resting HR up; illness balance (HRV down, sleep up, steps down) below 0.8 SD; sleep steady; "
+        "steps steady or up; exercise steady or down; stress up"
+    )
+    assert READINGS["illness"].text() == (
+        "Resting HR up; illness balance (HRV down, sleep up, steps down) at least 0.8 SD; "
+        "HRV and exercise steady or down"
+    )
+    assert READINGS["fitness"].text() == "Resting HR under its baseline"
+    assert (
+        option_text("fitness", READINGS["fitness"], {"fitness": "Fit"})
+        == "Fit: resting HR under its baseline"
+    )
+    assert option_text("fitness", READINGS["fitness"], {}) == "Resting HR under its baseline"
+    assert set(KEPT) <= set(READINGS)
+
+
+def test_steps_up_with_stress_fits_the_stress_text() -> None:
+    """The issue's example: stress up with steps at +1.06 SD. The key's text allows steps up."""
+    ev = evidence_for(1.8, stress=1.6, steps=1.06)
+    state = state_of(ev, COSIGNALS)
+    assert state is not None
+    assert reading_of(state, READINGS) == "stress"
+    assert "steps steady or up" in READINGS["stress"].text()
+
+
+def _parse(text: str) -> list[tuple[str, str]]:
+    """(subject, condition) clauses of an option text, read back from the words alone."""
+    out = []
+    for clause in text.split(": ")[-1].split("; "):
+        for cond in (
+            "steady or up",
+            "steady or down",
+            "at least 0.8 SD",
+            "below 0.8 SD",
+            "under its baseline",
+        ):
+            if clause.endswith(cond):
+                break
+        else:
+            cond = clause.rsplit(" ", 1)[1]
+        subject = clause[: -len(cond)].strip()
+        names = subject.replace(" and ", ", ").split(", ") if "balance" not in subject else [subject]
+        out += [(n.lower(), cond) for n in names]
+    return out
+
+
+def _text_holds(text: str, s: State) -> bool:
+    z = {"hrv": s.z["hrv"], "sleep": s.z["sleep_minutes"], "steps": s.z["steps"]}
+    z |= {"exercise": s.z["exercise_minutes"], "stress": s.z["stress"]}
+    ok = True
+    for subject, cond in _parse(text):
+        if subject == "resting hr":
+            rhr = "up" if s.high >= 1.5 else "under its baseline" if s.low <= -1.5 else "steady"
+            ok &= rhr == cond
+        elif "balance" in subject:
+            index = (-z["hrv"] + z["sleep"] - z["steps"]) / 3
+            ok &= (index >= 0.8) == (cond == "at least 0.8 SD")
+        else:
+            v = z[subject]
+            ok &= {"up": v >= 1, "down": v <= -1, "steady": abs(v) < 1}.get(cond, False) or (
+                (cond == "steady or up" and v > -1) or (cond == "steady or down" and v < 1)
+            )
+    return bool(ok)
+
+
+def test_text_level_reading_agrees_with_the_rule() -> None:
+    """Reading the option texts back as conditions gives the rule's verdict on every state."""
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        s = State(
+            float(rng.normal(1.5, 2)),
+            float(rng.normal(-1.5, 2)),
+            dict(zip(COSIGNALS, rng.normal(0, 1.5, 5), strict=True)),
+        )
+        for key, pattern in READINGS.items():
+            assert _text_holds(option_text(key, pattern, KEPT), s) == pattern(s), key
 
 
 def test_common_readings_are_thinned_by_the_seed() -> None:
@@ -178,7 +253,7 @@ def test_readings_are_exclusive_off_the_dead_band() -> None:
             float(rng.normal(-1.5, 2)),
             dict(zip(COSIGNALS, rng.normal(0, 1.5, 5), strict=True)),
         )
-        hits = [r for r, (_, rule) in READINGS.items() if rule(state)]
+        hits = [r for r, rule in READINGS.items() if rule(state)]
         assert len(hits) <= 2
         if len(hits) == 2:
             assert set(hits) == {"illness", "sleep_loss"}  # the one genuine overlap, dropped
@@ -217,7 +292,10 @@ def test_graph_records_primitive_calls() -> None:
 
 
 def test_planted_illness_episodes_are_found() -> None:
-    """Recall ≥ 90 % of planted illness episodes whose window is eligible.
+    """Recall ≥ 60 % of planted illness episodes whose window is eligible (15 of 22 measured).
+
+    The illness balance threshold (0.8 SD) trades recall for precision: at 0.5 SD recall was
+    ≥ 90 % but only 0.77 of illness readings matched a planted illness (docs/health-readings.md).
 
     Eligible: a candidate window puts the episode's first days in its focus, and the personal
     baselines are defined there.
@@ -241,4 +319,4 @@ def test_planted_illness_episodes_are_found() -> None:
             continue
         found += draft.correct.claim["reading"] == "illness"
     assert eligible >= 10
-    assert found / eligible >= 0.9
+    assert found / eligible >= 0.6

@@ -8,12 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions._helpers import thin
 from wearbench.questions.types import differential_rhr
-from wearbench.questions.types.acute_strain import State
-from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, DifferentialRhr
+from wearbench.questions.types.acute_strain import State, option_text, state_of, strain_graph
+from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, KEPT, DifferentialRhr
 
 N = 60
 END = N - 1
@@ -77,15 +76,30 @@ def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: st
     assert [DifferentialRhr.check(o.claim, evidence) for o in options] == [True] + [False] * 9
     assert len({o.text for o in options}) == 10
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == evidence
-    assert varying_features(draft.question, [o.text for o in (draft.correct, *draft.distractors)]) == []
+    # Every item shows the same ten texts, so a text-only model can learn only the class share.
+    assert sorted(o.text for o in options) == sorted(option_text(k, p, KEPT) for k, p in EXPLANATIONS.items())
 
 
-def test_option_texts_share_one_form() -> None:
-    """Every explanation has the same length, opening word and no negation or digit."""
-    texts = [text for text, _ in EXPLANATIONS.values()]
-    assert len({len(t) for t in texts}) == 1
-    assert {t.split()[0] for t in texts} == {"Cause:"}
-    assert not any(ch.isdigit() for t in texts for ch in t)
+def test_option_texts_are_their_rules_in_words() -> None:
+    """Each text is generated from the pattern that judges it (hand-written here)."""
+    assert (
+        EXPLANATIONS["stress"].text()
+        == "Sleep steady; steps steady or up; exercise steady or down; stress up"
+    )
+    assert EXPLANATIONS["illness_full"].text() == "HRV and steps down; sleep up; exercise steady or down"
+    assert EXPLANATIONS["unexplained"].text() == "HRV, sleep, steps, exercise, stress and bedtime SD steady"
+    assert set(KEPT) <= set(EXPLANATIONS)
+
+
+def test_issue_example_steps_up_with_stress_is_stress() -> None:
+    """Stress up with steps at +1.06 SD: the stress text allows steps up, so it fits as written."""
+    ev = (
+        {"rhr_high": 2.0, "rhr_low": 0.0}
+        | {f"z_{m}": 0.0 for m in COSIGNALS}
+        | {"z_stress": 1.6, "z_steps": 1.06}
+    )
+    assert [k for k in EXPLANATIONS if DifferentialRhr.check({"explanation": k}, ev)] == ["stress"]
+    assert not DifferentialRhr.check({"explanation": "stress"}, ev | {"rhr_high": 1.0})  # premise fails
 
 
 def test_common_explanations_are_thinned_by_the_seed() -> None:
@@ -115,7 +129,7 @@ def test_profiles_are_exclusive() -> None:
     for _ in range(1000):
         z = dict(zip(COSIGNALS, rng.normal(0, 1.5, len(COSIGNALS)), strict=True))
         state = State(3.0, 0.0, z)
-        assert sum(rule(state) for _, rule in EXPLANATIONS.values()) <= 1
+        assert sum(rule(state) for rule in EXPLANATIONS.values()) <= 1
 
 
 def test_not_elevated_is_dropped() -> None:
@@ -140,3 +154,17 @@ def test_check_on_hand_made_evidence() -> None:
     assert [k for k in EXPLANATIONS if DifferentialRhr.check({"explanation": k}, ev)] == ["training"]
     ev["rhr_high"] = 1.4  # not elevated: nothing to explain
     assert not any(DifferentialRhr.check({"explanation": k}, ev) for k in EXPLANATIONS)
+
+
+def test_premise_near_its_threshold_is_dropped() -> None:
+    """Resting HR 1.5-1.75 SD up: the stem's premise sits in the dead-band, so no item."""
+    near = []
+    for shift in np.arange(1.2, 2.4, 0.02):
+        ctx = make_ctx({"resting_hr": float(shift)})
+        state = state_of(strain_graph(ctx, END, COSIGNALS).evidence(), COSIGNALS)
+        assert state is not None
+        if 1.5 <= state.high < 1.75:
+            near.append(shift)
+            with pytest.raises(Drop, match="dead-band"):
+                DifferentialRhr().make(ctx, END, np.random.default_rng(0), CohortPool())
+    assert near  # the sweep crosses the band

@@ -11,21 +11,26 @@ the 28-day window. Evidence, all from recorded primitive calls:
   focus-day mean against the mean and SD of the 28 days before the focus (``focus_shift``); a
   co-signal is *up* / *down* at ±1 SD.
 
-The reading (one of ten clinical readings, :data:`READINGS`) follows from rules that are
-mutually exclusive except where two explanations genuinely fit (e.g. HRV down with fewer steps
-*and* shorter sleep); such windows, windows that fit no reading, and windows where moving any
-value across a ±0.25 dead-band around its threshold would change the reading are dropped.
+The reading is one of ten patterns (:data:`READINGS`, each a :class:`Pattern`: a resting-HR
+state, co-signal movements and optionally the illness balance). The option text is generated
+from the same pattern that judges it, so exactly one option fits as written; co-signals a
+pattern does not name may take any value. A causal label precedes the pattern only where it
+holds against planted truth (:data:`KEPT`; PPV ≥ 0.8 and a noise ratio ≤ 0.25 in
+docs/health-readings.md, measured by :func:`wearbench.audit.readings_table`): only the illness
+onset. "Overreaching", "stress response", "sleep-loss strain", "isolated rise" and "improved
+fitness" matched what the generator planted in 1–18 % of items (isolated rise: in 92 %, but it
+fired 0.68 times as often on a cross-user-permuted cohort), so those options state their
+pattern only.
+The patterns are mutually exclusive except where two genuinely fit (the illness balance with
+shorter sleep); such windows, windows that fit no pattern, and windows where moving any value
+across a ±0.25 dead-band around its threshold would change the reading are dropped.
 Windows are chosen around candidate resting-HR rises (the focus starts on the first day of a
 run of elevated days), interleaved with windows whose focus shows a sleep, steps or HRV shift
 and with plain windows every week (:data:`PLAIN_STEP`, :data:`OFF_GAP`), so that the readings
-are not dominated by one class (every reading is an option of every item, so a reading's share
-of the answers is exactly what a text-only model can learn of it);
-windows with one of the commonest quiet readings are further thinned at random (:data:`KEEP`,
-seeded by the item's ``rng``; illness onsets are never thinned).
-
-Option texts share one form, so that a model without the data cannot read the answer off the
-text: every reading has the same length, its own first word, no digits and no negation, hedge
-or open-range words, and every word of every option also appears in the stem.
+are not dominated by one class. Every item shows the same ten texts, so a text-only model can
+learn only a reading's share of the answers; windows with one of the commonest quiet readings
+are thinned at random (:data:`KEEP`, seeded by the item's ``rng``; illness onsets are never
+thinned).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -53,7 +58,9 @@ T_CO = 1.0
 #: Half-width of the dead-band around every threshold.
 BAND = 0.25
 #: Illness index threshold (mean illness-direction shift of HRV, sleep and steps, SD units).
-T_ILL = 0.5
+#: 0.8, not 0.5: at 0.5 the illness reading matched a planted illness in 0.77 of items on the
+#: default cohort; at 0.8 in 0.88 (docs/health-readings.md).
+T_ILL = 0.8
 #: Dead-band around :data:`T_ILL`.
 BAND_ILL = 0.15
 #: Days between plain candidate ends, and least days between ends whose focus shows a co-signal
@@ -106,74 +113,131 @@ class State:
 
 
 Rule = Callable[[State], bool]
+#: How a co-signal moved: up / down at ±:data:`T_CO` SD, steady within, or one side of it.
+Cond = Literal["up", "down", "steady", "steady_or_up", "steady_or_down"]
+#: Resting HR: up (elevated), under (sustained under its baseline) or steady (neither).
+RhrCond = Literal["up", "under", "steady"]
+#: Short names of the co-signals in option texts (the stem defines each).
+NAMES = {
+    "hrv": "HRV",
+    "sleep_minutes": "sleep",
+    "steps": "steps",
+    "exercise_minutes": "exercise",
+    "stress": "stress",
+    "bedtime_regularity": "bedtime SD",
+}
+_COND_TEXT = {
+    "up": "up",
+    "down": "down",
+    "steady": "steady",
+    "steady_or_up": "steady or up",
+    "steady_or_down": "steady or down",
+}
+_RHR_TEXT = {"up": "Resting HR up", "under": "Resting HR under its baseline", "steady": "Resting HR steady"}
 
-READINGS: dict[str, tuple[str, Rule]] = {
-    "illness": (
-        "Acute illness onset: resting HR up; HRV down, more sleep, fewer steps on balance",
-        lambda s: s.elevated and s.illness_like(),
+
+def _cond_holds(z: float, cond: Cond) -> bool:
+    if cond == "up":
+        return z >= T_CO
+    if cond == "down":
+        return z <= -T_CO
+    if cond == "steady":
+        return abs(z) < T_CO
+    return z > -T_CO if cond == "steady_or_up" else z < T_CO
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A reading's rule as data: its option text and its check both come from these fields.
+
+    Attributes:
+        rhr: Required resting-HR state, or None when the stem already fixes it.
+        co: Co-signal → required movement; co-signals not named may take any value.
+        balance: ``"yes"``: the illness balance (:attr:`State.illness_index`) is at least
+            :data:`T_ILL`; ``"no"``: it is below; ``""``: not used.
+    """
+
+    rhr: RhrCond | None
+    co: tuple[tuple[str, Cond], ...] = ()
+    balance: Literal["", "yes", "no"] = ""
+
+    def __call__(self, s: State) -> bool:
+        """Whether the state fits every part of the pattern."""
+        if self.rhr == "up" and not s.elevated:
+            return False
+        if self.rhr == "under" and (s.elevated or not s.below):
+            return False
+        if self.rhr == "steady" and (s.elevated or s.below):
+            return False
+        if self.balance and (s.illness_index >= T_ILL) != (self.balance == "yes"):
+            return False
+        return all(_cond_holds(s.z[m], c) for m, c in self.co)
+
+    def text(self) -> str:
+        """The pattern in words, e.g. "Resting HR up; HRV down; sleep and steps steady"."""
+        parts = [] if self.rhr is None else [_RHR_TEXT[self.rhr]]
+        if self.balance:
+            side = "at least" if self.balance == "yes" else "below"
+            parts.append(f"illness balance (HRV down, sleep up, steps down) {side} {T_ILL:g} SD")
+        groups: dict[Cond, list[str]] = {}
+        for m, c in self.co:
+            groups.setdefault(c, []).append(NAMES[m])
+        for c, names in groups.items():
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            parts.append(f"{listed} {_COND_TEXT[c]}")
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:]
+
+
+def option_text(key: str, pattern: Pattern, kept: Mapping[str, str]) -> str:
+    """Option text: the pattern, after its causal label when the label holds (:data:`KEPT`)."""
+    body = pattern.text()
+    return f"{kept[key]}: {body[0].lower()}{body[1:]}" if key in kept else body
+
+
+_ALL = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
+#: The ten readings as patterns (mutually exclusive except where two genuinely fit; those
+#: windows are dropped).
+READINGS: dict[str, Pattern] = {
+    "illness": Pattern("up", (("hrv", "steady_or_down"), ("exercise_minutes", "steady_or_down")), "yes"),
+    "overreaching": Pattern("up", (("sleep_minutes", "steady_or_down"), ("exercise_minutes", "up"))),
+    "sleep_loss": Pattern(
+        "up",
+        (("sleep_minutes", "down"), ("exercise_minutes", "steady_or_down"), ("stress", "steady_or_down")),
     ),
-    "overreaching": (
-        "Overreaching: resting HR up as exercise minutes rise; sleep stays steady or down",
-        lambda s: s.elevated and s.up("exercise_minutes") and not s.up("sleep_minutes"),
+    "stress": Pattern(
+        "up",
+        (
+            ("sleep_minutes", "steady"),
+            ("steps", "steady_or_up"),
+            ("exercise_minutes", "steady_or_down"),
+            ("stress", "up"),
+        ),
+        "no",
     ),
-    "sleep_loss": (
-        "Sleep-loss strain: resting HR up after shorter sleep; exercise and stress steady",
-        lambda s: (
-            s.elevated and s.down("sleep_minutes") and not s.up("exercise_minutes") and not s.up("stress")
+    "isolated_rhr": Pattern("up", tuple((m, "steady") for m in _ALL), "no"),
+    "fitness": Pattern("under"),
+    "no_deviation": Pattern("steady", tuple((m, "steady") for m in _ALL)),
+    "poor_sleep_only": Pattern(
+        "steady",
+        (("sleep_minutes", "down"), *((m, "steady") for m in ("hrv", "steps", "exercise_minutes", "stress"))),
+    ),
+    "reduced_activity_only": Pattern(
+        "steady",
+        (
+            ("steps", "down"),
+            *((m, "steady") for m in ("hrv", "sleep_minutes", "stress")),
+            ("exercise_minutes", "steady_or_down"),
         ),
     ),
-    "stress": (
-        "Stress response: resting HR and stress up; sleep, steps and exercise stay steady",
-        lambda s: (
-            s.elevated
-            and s.up("stress")
-            and not s.illness_like()
-            and s.flat("sleep_minutes")
-            and not s.down("steps")
-            and not s.up("exercise_minutes")
-        ),
-    ),
-    "isolated_rhr": (
-        "Isolated rise: resting HR up while all the co-signals stay steady (an artefact?)",
-        lambda s: s.elevated and s.flat() and not s.illness_like(),
-    ),
-    "fitness": (
-        "Improved fitness: resting HR sustained under its baseline over two days in a row",
-        lambda s: not s.elevated and s.below,
-    ),
-    "no_deviation": (
-        "Steady baseline: resting HR and every co-signal remain within their usual ranges",
-        lambda s: not s.elevated and not s.below and s.flat(),
-    ),
-    "poor_sleep_only": (
-        "Poor sleep only: shorter nights; resting HR and the other co-signals stay steady",
-        lambda s: (
-            not s.elevated
-            and not s.below
-            and s.down("sleep_minutes")
-            and s.flat("hrv", "steps", "exercise_minutes", "stress")
-        ),
-    ),
-    "reduced_activity_only": (
-        "Low activity alone: fewer steps; resting HR and the other co-signals stay steady",
-        lambda s: (
-            not s.elevated
-            and not s.below
-            and s.down("steps")
-            and s.flat("hrv", "sleep_minutes", "stress")
-            and not s.up("exercise_minutes")
-        ),
-    ),
-    "hrv_only": (
-        "Suppressed HRV alone: HRV drops; resting HR and the other co-signals stay steady",
-        lambda s: (
-            not s.elevated
-            and not s.below
-            and s.down("hrv")
-            and s.flat("sleep_minutes", "steps", "exercise_minutes", "stress")
-        ),
+    "hrv_only": Pattern(
+        "steady",
+        (("hrv", "down"), *((m, "steady") for m in ("sleep_minutes", "steps", "exercise_minutes", "stress"))),
     ),
 }
+#: Causal labels that hold against planted truth (PPV ≥ 0.8, noise ratio ≤ 0.25 in
+#: docs/health-readings.md); every other reading is stated as its pattern only.
+KEPT: dict[str, str] = {"illness": "Illness-like onset"}
 
 
 def strain_graph(ctx: UserContext, end: int, cosignals: Sequence[str]) -> Graph:
@@ -205,9 +269,9 @@ def state_of(evidence: Mapping[str, Any], cosignals: Sequence[str]) -> State | N
     return State(high, low, dict(zip(cosignals, z, strict=True)))
 
 
-def reading_of(state: State, readings: Mapping[str, tuple[str, Rule]]) -> str | None:
+def reading_of(state: State, readings: Mapping[str, Rule]) -> str | None:
     """The single reading whose rule holds, or None when none or several hold."""
-    hits = [name for name, (_, rule) in readings.items() if rule(state)]
+    hits = [name for name, rule in readings.items() if rule(state)]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -233,7 +297,7 @@ def _variants(state: State) -> list[State]:
     return out
 
 
-def robust_reading(state: State, readings: Mapping[str, tuple[str, Rule]], index_band: bool = True) -> str:
+def robust_reading(state: State, readings: Mapping[str, Rule], index_band: bool = True) -> str:
     """The reading, required to be unique and unchanged across the dead-band.
 
     ``index_band`` also requires the illness index to lie outside its dead-band (for readings
@@ -323,12 +387,12 @@ class AcuteStrain(QuestionType):
 
     Evidence: two-consecutive-day resting-HR z-scores (trailing 28-day personal baseline) and the
     shift of HRV, sleep, steps, exercise and stress over the focus days (SD units of the 28 days
-    before). Options: ten clinical readings of one form (equal lengths, every word in the stem);
-    exactly one follows from the rules.
+    before). Options: the ten patterns in words (generated from the rules that judge them);
+    exactly one holds.
     """
 
     name = "acute_strain"
-    version = 3
+    version = 4
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 24  # quiet windows dilute the illness onsets (see PLAIN_STEP)
     min_history = BASELINE_DAYS + FOCUS_DAYS
@@ -345,23 +409,20 @@ class AcuteStrain(QuestionType):
             raise Drop("too few days present for the personal baselines")
         answer = robust_reading(state, READINGS)
         thin(answer, KEEP, rng)
-        options = [Option(text, {"reading": key}) for key, (text, _) in READINGS.items()]
+        options = [Option(option_text(k, p, KEPT), {"reading": k}) for k, p in READINGS.items()]
         correct = next(o for o in options if o.claim["reading"] == answer)
         stem = (
             f"Consider the last {FOCUS_DAYS} days of the 28-day window ending {g.end_date}. Judge this "
             "user's resting heart rate (resting HR) day by day against their own trailing 28-day mean "
-            f"and SD: it is up when at least two consecutive days are ≥ {K_RHR} SD above, and sustained "
-            f"under its baseline when two days in a row are ≤ −{K_RHR} SD. Judge the "
-            f"{cosignal_phrase(COSIGNALS)} of those days (the co-signals) against the 28 days before "
-            f"them: a co-signal is up or down after a change of at least {T_CO:g} SD (a rise or more; "
-            "drops, fewer or shorter nights) and steady otherwise, i.e. it stays within its usual "
-            "ranges. HRV down, more sleep and fewer steps count 'on balance' when their mean shift in "
-            f"that direction is at least {T_ILL:g} SD. Over these days, which reading does the evidence "
-            "support? The readings: an acute illness onset, overreaching, sleep-loss strain, a stress "
-            "response, an isolated rise (an artefact?), improved fitness, a steady baseline, poor sleep "
-            "only, low activity alone or suppressed HRV alone. Where a reading has the other "
-            "co-signals stay steady, all co-signals it does not name must remain as usual, every one, "
-            "while those it names move as stated."
+            f"and SD: it is up when at least two consecutive days are ≥ {K_RHR} SD above, under its "
+            f"baseline when two days in a row are ≤ −{K_RHR} SD, and steady when neither holds. Judge "
+            f"the {cosignal_phrase(COSIGNALS)} of those days (the co-signals) by their mean shift from "
+            f"the 28 days before them, in SD units: up at +{T_CO:g} SD or more, down at −{T_CO:g} SD or "
+            "less, steady in between ('steady or up' and 'steady or down' allow one side). The illness "
+            "balance is the mean of three shifts: the HRV shift with its sign reversed, the sleep "
+            "shift, and the steps shift with its sign reversed. Sleep means sleep minutes and "
+            "exercise means exercise minutes. Each option names every condition it needs; a co-signal "
+            "an option does not name may take any value. Which option describes these days?"
         )
         ref = "exercise_lowers_rhr" if answer == "fitness" else "rhr_elevation_acute_illness"
         return Draft(

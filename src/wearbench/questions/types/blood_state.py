@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.primitives import threshold_flags
+from wearbench.primitives import homa_ir, threshold_flags
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
@@ -55,9 +55,10 @@ ACTIVITY = ("lower", "higher")
 
 #: Option wording: every slot's alternatives are single words of one length class, no negation
 #: or hedge words, none shared with the stem, so the text alone does not single out any state.
-_GLYC_TEXT = {"normal": "Euglycaemic", "prediabetes": "Prediabetic", "diabetes": "Diabetic"}
+#: Single draws give range statements, never diagnoses (the card: one draw does not diagnose).
+_GLYC_TEXT = {"normal": "normal", "prediabetes": "prediabetes", "diabetes": "diabetes"}
 _IR_TEXT = {False: "insulin-sensitive", True: "insulin-resistant"}
-_TG_TEXT = {False: "normal", True: "raised"}
+_TG_TEXT = {False: "typical", True: "raised"}  # not "normal": the glycaemia slot may say it
 _HDL_TEXT = {False: "healthy", True: "reduced"}
 _ACT_TEXT = {"lower": "below", "higher": "above"}
 
@@ -84,6 +85,12 @@ def _blood_part(panel: Mapping[str, float], sex: str) -> dict[str, Any] | None:
     return state_from_flags({k: {"category": f.category} for k, f in flags.items()})
 
 
+def blood_state_of(panel: Mapping[str, float], sex: str) -> dict[str, Any] | None:
+    """The blood part of the state of one draw (HOMA-IR computed from glucose and insulin)."""
+    homa = homa_ir(panel["fasting_glucose"], panel["insulin"])
+    return _blood_part({**panel, "homa_ir": float(homa)}, sex)
+
+
 def knife_edge(panel: Mapping[str, float], sex: str) -> bool:
     """Whether nudging any biomarker by its margin changes the blood part of the state."""
     base = _blood_part(panel, sex)
@@ -100,10 +107,11 @@ def describe(state: Mapping[str, Any]) -> str:
     """Option text of a state (one fixed template; each slot is one word of one length class)."""
     lipids = state["lipids"]
     high_tg, low_hdl = lipids in ("high_tg", "atherogenic"), lipids in ("low_hdl", "atherogenic")
+    ir = _IR_TEXT[bool(state["insulin_resistance"])]
     return (
-        f"Steps {_ACT_TEXT[state['activity']]} the peer median; {_GLYC_TEXT[state['glycaemia']].lower()}, "
-        f"{_IR_TEXT[bool(state['insulin_resistance'])]}, {_TG_TEXT[high_tg]} triglycerides, "
-        f"{_HDL_TEXT[low_hdl]} HDL"
+        f"Steps {_ACT_TEXT[state['activity']]} the peer median; on this draw glycaemia in the "
+        f"{_GLYC_TEXT[state['glycaemia']]} range, HOMA-IR in the {ir} range, {_TG_TEXT[high_tg]} "
+        f"triglycerides, {_HDL_TEXT[low_hdl]} HDL"
     )
 
 
@@ -190,7 +198,7 @@ class BloodState(QuestionType):
     """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level."""
 
     name = "blood_state"
-    version = 3
+    version = 4
     labels = Labels("health", "cross", "literature", "history")
     max_per_user = 8  # more windows per draw make up for the thinned all-normal panels
 
@@ -236,9 +244,10 @@ class BloodState(QuestionType):
         text = (
             f"Using this user's latest blood panel (drawn on or before {g.end_date}; ADA glycaemic and "
             f"NCEP ATP III lipid cut-offs, HDL by sex, HOMA-IR = glucose × insulin / 405 with 2.5 as the "
-            f"insulin-resistance threshold) and their median daily steps over the 28 days ending "
-            f"{g.end_date} compared with the median (P50) of the reference percentiles of their age band "
-            f"and sex, which description fits best?"
+            f"insulin-resistance threshold; glycaemia is the worse of the fasting-glucose and HbA1c "
+            f"ranges; one draw gives ranges, not a diagnosis) and their median daily steps over the "
+            f"28 days ending {g.end_date} compared with the median (P50) of the reference percentiles "
+            f"of their age band and sex, which description fits best?"
         )
         return Draft(
             text,
