@@ -123,7 +123,7 @@ PINNED = {
     "differential_rhr:illness_full": (5, 5, 5, 0),
     "differential_rhr:illness_hrv_steps": (7, 7, 7, 0),
     "differential_rhr:stress": (4, 4, 2, 1),
-    "blood_state:glycaemia=prediabetes": (28, 13, 13, 38),
+    "blood_state:glycaemia=prediabetes": (13, 5, 5, 16),
 }
 
 

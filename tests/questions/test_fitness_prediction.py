@@ -97,7 +97,9 @@ def test_only_peers_of_the_same_sex_and_age_band() -> None:
     d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), sex="M", res=resolver(PEERS, men)))
     assert d.correct.claim["band"] == "below_average"  # 53.8 vs men's mean 55
     assert "sex M" in d.question
-    with pytest.raises(Drop, match="no reference"):  # no cell for men 60+, no other peers
+    with pytest.raises(
+        Drop, match="no mean and SD"
+    ):  # men 60+: no peers; the FRIEND cell has percentiles only
         build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), sex="M", age=62.0))
 
 

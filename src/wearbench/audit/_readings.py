@@ -30,7 +30,7 @@ import numpy as np
 from wearbench._errors import WearbenchError
 from wearbench.bench._generate import Pending, UserTask, generate_user
 from wearbench.bench._pool import build_pool
-from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, Cohort
+from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, Cohort, table_kind
 from wearbench.questions import contexts_from_cohort
 
 __all__ = [
@@ -316,7 +316,12 @@ def permute_cohort(cohort: Cohort, seed: int = 1) -> Cohort:
     blood = cohort.blood.copy()
     for b in BIOMARKER_NAMES:
         blood[b] = blood[b].to_numpy()[rng.permutation(len(blood))]
-    source = {"name": "permuted", "params": {"seed": seed, "of": dict(cohort.source)}}
+    # the reference table is the original's, so it stays as independent of the users as it was
+    source = {
+        "name": "permuted",
+        "params": {"seed": seed, "of": dict(cohort.source)},
+        "reference": {"kind": table_kind(cohort.source)},
+    }
     return Cohort(out, cohort.demographics, blood, cohort.reference, source=source, truth=None)
 
 
