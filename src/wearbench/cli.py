@@ -200,11 +200,18 @@ def verify(bench: Path, quiet: bool) -> None:
 @click.argument("bench", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON file to write.")
 def export_official_cmd(bench: Path, out: Path) -> None:
-    """Export BENCH to the official WearableQA_raw.json shape (docs/official-format.md)."""
-    from wearbench.interop import export_official
+    """Export BENCH to the official WearableQA_raw.json shape (docs/official-format.md).
+
+    When the questions use more than one age band x sex reference, also writes one file per
+    group (OUT.<band>.<sex>.json) for the official renderer, which shows one reference per file.
+    """
+    from wearbench.interop import export_official, export_official_groups
 
     export_official(bench, out)
     click.echo(f"wrote {out}")
+    groups = export_official_groups(bench, out, only_if_several=True)
+    if groups:
+        click.echo(f"wrote {len(groups)} per-reference-group files: {', '.join(p.name for p in groups)}")
 
 
 @cli.command("import-official")

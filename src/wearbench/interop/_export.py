@@ -197,15 +197,25 @@ def export_official(bench: str | Path, out: str | Path) -> Path:
     return _write(official_document(bench), Path(out))
 
 
-def export_official_groups(bench: str | Path, out: str | Path) -> list[Path]:
+def export_official_groups(
+    bench: str | Path, out: str | Path, *, only_if_several: bool = False
+) -> list[Path]:
     """Write one official file per reference group: ``OUT.<age band>.<sex>.json`` (or ``.none``).
 
     Each renders with the unmodified official ``render_raw.py`` into prompts that show the
     question's own age- and sex-matched reference (see :func:`official_group_documents`).
+
+    Args:
+        bench: Benchmark folder.
+        out: The main file's path; group files are written next to it.
+        only_if_several: Write nothing when there is at most one group (the main file then
+            already shows every question its reference).
 
     Returns:
         The files written, in group order.
     """
     out = Path(out)
     docs = official_group_documents(bench)
+    if only_if_several and len(docs) <= 1:
+        return []
     return [_write(doc, out.with_name(f"{out.stem}.{key}{out.suffix}")) for key, doc in docs.items()]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from wearbench.cohort import (
     save_cohort,
 )
 from wearbench.interop._common import MCQ_KEYS, OFFICIAL_KEYS, OPTIONAL_MCQ_KEYS
-from wearbench.questions import HISTORY_DAYS, LETTERS, Item, contexts_from_cohort
+from wearbench.questions import HISTORY_DAYS, LETTERS, Item, UserContext, contexts_from_cohort
 
 __all__ = ["ImportResult", "import_official"]
 
@@ -174,6 +174,12 @@ def _reference(ref: Mapping[str, Any], mcqs: Sequence[Mapping[str, Any]]) -> pd.
     return frame.astype({"n_users": np.int64, **{f"p{p}": np.float64 for p in PERCENTILES}})
 
 
+def _known_percentiles(ctx: UserContext) -> UserContext:
+    """``ctx`` without the reference percentiles the file did not give (e.g. p5/p95 of the README shape)."""
+    reference = {m: {p: v for p, v in pct.items() if np.isfinite(v)} for m, pct in ctx.reference.items()}
+    return replace(ctx, reference={m: pct for m, pct in reference.items() if pct})
+
+
 def _item(q: Mapping[str, Any], first: Mapping[str, str], n: int) -> Item:
     _require(q, MCQ_KEYS, f"mcqs[{n}]")
     options = list(q["options"].values()) if isinstance(q["options"], Mapping) else list(q["options"])
@@ -247,6 +253,6 @@ def import_official(file: str | Path, out: str | Path) -> ImportResult:
         "official": {"description": doc["description"], "file": file.name},
         "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
     }
-    contexts = contexts_from_cohort(cohort)
+    contexts = {u: _known_percentiles(c) for u, c in contexts_from_cohort(cohort).items()}
     write_artifact(out / "bench", items, contexts, manifest, render_datasheet(stats, manifest))
     return ImportResult(out / "cohort", out / "bench", len(items), len({i.user_id for i in items}))
