@@ -79,6 +79,24 @@ def _generate(
     return pending, drops
 
 
+def _manifest(
+    cohort: Cohort, names: Sequence[str], seed: int, max_per_type: int | None, stats: Mapping[str, Any]
+) -> dict[str, Any]:
+    manifest: dict[str, Any] = {
+        "wearbench_version": __version__,
+        "seed": seed,
+        "cohort_hash": content_hash(cohort),
+        "cohort_source": dict(cohort.source),
+        "types": {n: question_type(n).version for n in names},
+        "max_per_type": max_per_type,
+        "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
+    }
+    if "match_official" in stats:
+        mix = stats["match_official"]
+        manifest["match_official"] = {k: mix[k] for k in ("n_before", "n_after", "target", "achieved")}
+    return manifest
+
+
 def build_benchmark(
     cohort: Cohort | str | Path,
     out: str | Path,
@@ -127,16 +145,6 @@ def build_benchmark(
     if mix is not None:
         stats["match_official"] = mix
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
-    manifest: dict[str, Any] = {
-        "wearbench_version": __version__,
-        "seed": seed,
-        "cohort_hash": content_hash(cohort),
-        "cohort_source": dict(cohort.source),
-        "types": {n: question_type(n).version for n in names},
-        "max_per_type": max_per_type,
-        "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
-    }
-    if mix is not None:
-        manifest["match_official"] = {k: mix[k] for k in ("n_before", "n_after", "target", "achieved")}
+    manifest = _manifest(cohort, names, seed, max_per_type, stats)
     write_artifact(Path(out), items, contexts, manifest, render_datasheet(stats, manifest))
     return BuildResult(Path(out), len(items), stats, manifest)
