@@ -93,7 +93,8 @@ def definitional_window(user_id: str, end_date: str) -> bool:
 
 
 def _candidates(with_def: bool) -> list[Pair]:
-    """The menu pairs scored in a window (empirical; in a definitional window also definitional)."""
+    """The menu pairs scored in a window (every empirical pair; every definitional one too in a
+    definitional window)."""
     picks = [*EMPIRICAL_PAIRS, *(DEFINITIONAL_PAIRS if with_def else ())]
     return sorted(picks, key=lambda p: p.name)
 
@@ -306,9 +307,8 @@ class StrongestPair(QuestionType):
 
         Scores the empirical menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of
         every user (no gates) and fits the weights with :func:`_calibrate`. Definitional pairs
-        (scored only in definitional windows, where only they may win) keep weight 1. The
-        weights only choose which ten pairs are shown; the answer is still decided by the graph
-        on those ten.
+        (scored only in definitional windows, where only they may win) keep weight 1. The weights only choose which ten pairs are
+        shown; the answer is still decided by the graph on those ten.
         """
         menu = sorted(EMPIRICAL_PAIRS, key=lambda p: p.name)
         index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
