@@ -2,17 +2,15 @@ import numpy as np
 import pytest
 
 from wearbench.cohort import METRIC_NAMES
-from wearbench.grounding import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, MARGIN_DEAD_BAND, MIN_MARGIN
+from wearbench.grounding import EMPIRICAL_PAIRS, MARGIN_DEAD_BAND, MIN_MARGIN
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
-from wearbench.questions.types.strongest_pair import _candidates, _shown_sets, definitional_window
+from wearbench.questions.types.strongest_pair import _candidates, _shown_sets, definitional_user
 
 StrongestPair = question_type("strongest_pair")
-#: Last day of the 60-day test contexts (2024-01-01 + 59 days).
-LAST_DAY = "2024-02-29"
 
 
 def _user_id(definitional: bool) -> str:
-    return next(f"u{i}" for i in range(1000) if definitional_window(f"u{i}", LAST_DAY) == definitional)
+    return next(f"u{i}" for i in range(1000) if definitional_user(f"u{i}") == definitional)
 
 
 def _ctx(user_id: str, plant: tuple[str, str] | None, n: int = 60, seed: int = 0) -> UserContext:
@@ -42,29 +40,13 @@ def test_planted_pair_wins() -> None:
         assert draft.gates["checks"]["margin"]
 
 
-def test_definitional_windows_have_the_menu_share() -> None:
-    # 4 definitional of 20 pairs: a fifth of the (user, end date) windows ask about them.
-    share = np.mean([definitional_window(f"user{i}", f"2024-01-{1 + i % 28:02d}") for i in range(4000)])
-    assert 0.18 < share < 0.22
-    assert [p.kind for p in _candidates(False)] == ["empirical"] * len(EMPIRICAL_PAIRS)
-    kinds = [p.kind for p in _candidates(True)]
-    assert kinds.count("definitional") == len(DEFINITIONAL_PAIRS) == 4
-    assert kinds.count("empirical") == len(EMPIRICAL_PAIRS)
-
-
-def test_definitional_window_asks_about_a_definitional_pair() -> None:
-    # steps -> active kcal is planted; even a stronger empirical pair may not be the answer.
-    uid = _user_id(True)
-    ctx = _ctx(uid, ("steps", "active_kcal"))
-    draft = StrongestPair().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
-    assert draft.correct.claim == {"pair": "steps->active_kcal"}
-    assert draft.pair_kind == "definitional"
-    pairs = [*EMPIRICAL_PAIRS, *DEFINITIONAL_PAIRS]
-    best = np.zeros(len(pairs))
-    best[0], best[len(EMPIRICAL_PAIRS)] = 0.95, 0.75  # an empirical 0.95, steps->active_kcal 0.75
-    shown = next(_shown_sets(pairs, best, np.random.default_rng(0), winner_kind="definitional"))
-    assert len(EMPIRICAL_PAIRS) in shown
-    assert 0 not in shown  # the stronger empirical pair would beat the asked-about one
+def test_definitional_pairs_only_for_a_minority_of_users() -> None:
+    share = np.mean([definitional_user(f"user{i}") for i in range(4000)])
+    assert 0.003 < share < 0.02
+    for s in range(20):
+        kinds = [p.kind for p in _candidates(np.random.default_rng(s), False)]
+        assert kinds == ["empirical"] * len(EMPIRICAL_PAIRS)
+        assert [p.kind for p in _candidates(np.random.default_rng(s), True)].count("definitional") == 1
 
 
 def test_shown_sets_beat_distractors_by_the_margin() -> None:

@@ -17,17 +17,11 @@ on the ten shown: it beats the runner-up by the margin (outside the margin dead-
 the winner in ≥ 24 of 30 day-bootstrap resamples and under every leave-one-day-out. Up to
 :data:`MAX_TRIES` sets are tried per window.
 
-Definitional vs empirical: definitional pairs (steps ↔ active calories, exercise minutes ↔
-METs, exercise minutes ↔ exercise count, ...) are coupled by how the device computes them. A
-fixed :data:`DEFINITIONAL_SHARE` of candidate windows, chosen by a hash of user id and end
-date, asks about them: there every definitional pair is scored beside the empirical menu and
-the intended winner is drawn among the definitional pairs only (the other pairs, definitional
-ones included, are shown when weaker by the margin). The other windows score the empirical
-menu alone, so a definitional pair is never a distractor it would beat. Items carry
-``pair_kind`` (the winner's kind) so scores are reported separately, as in the seed's
-definitional-vs-empirical analysis. The seed does not give the official share; the default is
-the definitional pairs' share of the whole menu (4 of 20). A definitional item is easy for a
-model that knows how devices compute calories; that is what the breakdown measures.
+Shortcut audit: definitional pairs (steps ↔ active calories, exercise minutes ↔ METs,
+exercise minutes ↔ exercise count, ...) are trivially strong and always win when shown, so a
+definitional pair is scored only for a fixed :data:`DEFINITIONAL_SHARE` (1 %) of users,
+chosen by a hash of the user id (one pair per window). Items carry ``pair_kind`` (the
+winner's kind) so scores can be reported separately.
 
 Pattern family: ``strongest:<x>-><y>`` of the winning pair; its null test gates the pair's
 coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched users.
@@ -59,12 +53,11 @@ from wearbench.grounding import (
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._labels import Labels, PairKind
+from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
-#: Share of candidate windows that ask about a definitional pair (the definitional pairs' share
-#: of the menu; the seed states no number).
-DEFINITIONAL_SHARE = len(DEFINITIONAL_PAIRS) / (len(DEFINITIONAL_PAIRS) + len(EMPIRICAL_PAIRS))
+#: Share of users whose candidate sets include one definitional pair.
+DEFINITIONAL_SHARE = 0.01
 N_CANDIDATES = 10
 #: Candidate sets tried per window before the window is dropped.
 MAX_TRIES = 3
@@ -85,17 +78,17 @@ CALIBRATION_ITERS = 60
 WEIGHT_FLOOR, WEIGHT_CEIL = 1e-3, 1e3
 
 
-def definitional_window(user_id: str, end_date: str) -> bool:
-    """Whether the window ending ``end_date`` asks about a definitional pair (:data:`DEFINITIONAL_SHARE`)."""
-    key = f"strongest_pair|{user_id}|{end_date}".encode()
-    bucket = int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
-    return bucket % 10_000 < DEFINITIONAL_SHARE * 10_000
+def definitional_user(user_id: str) -> bool:
+    """Whether this user's windows also score a definitional pair (a fixed 1 % of users)."""
+    bucket = int.from_bytes(hashlib.sha256(f"strongest_pair|{user_id}".encode()).digest()[:4], "little")
+    return bucket % 1000 < DEFINITIONAL_SHARE * 1000
 
 
-def _candidates(with_def: bool) -> list[Pair]:
-    """The menu pairs scored in a window (every empirical pair; every definitional one too in a
-    definitional window)."""
-    picks = [*EMPIRICAL_PAIRS, *(DEFINITIONAL_PAIRS if with_def else ())]
+def _candidates(rng: np.random.Generator, with_def: bool) -> list[Pair]:
+    """The menu pairs scored in a window (every empirical pair; one definitional for a few users)."""
+    picks = list(EMPIRICAL_PAIRS)
+    if with_def:
+        picks.append(DEFINITIONAL_PAIRS[int(rng.integers(len(DEFINITIONAL_PAIRS)))])
     return sorted(picks, key=lambda p: p.name)
 
 
@@ -123,7 +116,6 @@ def _shown_sets(
     rng: np.random.Generator,
     winner_weight: NDArray[np.float64] | None = None,
     distractor_weight: NDArray[np.float64] | None = None,
-    winner_kind: PairKind | None = None,
 ) -> Iterator[list[int]]:
     """Candidate sets of ten (indices into ``pairs``) to try, in a random order.
 
@@ -133,12 +125,9 @@ def _shown_sets(
     ``winner_weight``; the nine shown alongside are drawn among those nine or more with
     probability proportional to ``distractor_weight`` (both uniform when ``None``). Every pair
     that can win is then shown as a distractor in the windows where it is weaker, instead of
-    losing only to a fixed random menu. With ``winner_kind`` only pairs of that kind may be the
-    intended winner.
+    losing only to a fixed random menu.
     """
     cands, ok, mag = _eligible(best)
-    if winner_kind is not None:
-        cands = [i for i in cands if pairs[i].kind == winner_kind]
     if not cands:
         return
     order = np.asarray(cands, dtype=np.int64)
@@ -227,7 +216,7 @@ class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 
     name = "strongest_pair"
-    version = 4
+    version = 3
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -252,12 +241,10 @@ class StrongestPair(QuestionType):
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Score ten random menu pairs and ask which one is most strongly coupled."""
-        definitional = definitional_window(ctx.user_id, str(ctx.dates[end]))
-        menu, xs, ys, best_r = self._score(ctx, end, _candidates(definitional))
+        menu, xs, ys, best_r = self._score(ctx, end, _candidates(rng, definitional_user(ctx.user_id)))
         uw, dw = _menu_weights(menu, pool)
-        kind: PairKind | None = "definitional" if definitional else None
         winner, gates, pairs = None, None, []
-        for tries, shown in enumerate(_shown_sets(menu, best_r, rng, uw, dw, kind)):
+        for tries, shown in enumerate(_shown_sets(menu, best_r, rng, uw, dw)):
             if tries >= MAX_TRIES:
                 break
             pairs = [menu[i] for i in shown]
@@ -307,7 +294,7 @@ class StrongestPair(QuestionType):
 
         Scores the empirical menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of
         every user (no gates) and fits the weights with :func:`_calibrate`. Definitional pairs
-        (scored only in definitional windows, where only they may win) keep weight 1. The weights only choose which ten pairs are
+        (scored for 1 % of users) keep weight 1. The weights only choose which ten pairs are
         shown; the answer is still decided by the graph on those ten.
         """
         menu = sorted(EMPIRICAL_PAIRS, key=lambda p: p.name)
