@@ -123,7 +123,7 @@ def _match_lines(mix: Mapping[str, Any]) -> list[str]:
         got = mix["achieved"].get(axis, {})
         lines += [f"| {axis} | {v} | {t:.1%} | {got.get(v, 0.0):.1%} |" for v, t in target.items()]
     own = mix["achieved_labels"].get("grounding", {})
-    lines.append("- grounding with wearbench's values: " + ", ".join(f"{v} {x:.1%}" for v, x in own.items()))
+    lines += ["", "- grounding with wearbench's values: " + ", ".join(f"{v} {x:.1%}" for v, x in own.items())]
     return lines
 
 
