@@ -38,7 +38,7 @@ def test_question_catalogue_lists_sixteen_types_with_labels() -> None:
     assert rows["blood_state"]["tags"]["reasoning"] == "health"
     assert sum(r["tags"]["reasoning"] == "data" for r in rows.values()) == 8
     text = render_catalogue("question", "text")
-    assert "data · single · literature" in text
+    assert "data · single · definition" in text
 
 
 def test_docs_questions_page_is_current() -> None:

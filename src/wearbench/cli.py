@@ -125,6 +125,11 @@ def _type_list(value: str | None) -> list[str] | None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes.")
+@click.option(
+    "--match-official",
+    is_flag=True,
+    help="Subsample (seeded) to the official data/health, single/cross, literature/population shares.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def build(
     cohort_dir: Path,
@@ -133,6 +138,7 @@ def build(
     max_per_type: int | None,
     seed: int,
     workers: int,
+    match_official: bool,
     quiet: bool,
 ) -> None:
     """Build a WearableQA-style benchmark from the cohort at COHORT into OUT."""
@@ -149,12 +155,22 @@ def build(
             seed=seed,
             workers=workers,
             progress=progress,
+            match_official=match_official,
         )
     counts = result.stats
     click.echo(f"wrote {result.n_items} items from {counts['n_users']} users to {out}")
     click.echo("by type: " + _counts(counts["by_type"]))
     for label, values in counts["by_label"].items():
         click.echo(f"{label}: " + _counts(values))
+    if "match_official" in counts:
+        mix = counts["match_official"]
+        click.echo(f"matched to official shares: kept {mix['n_after']} of {mix['n_before']}")
+        for axis, target in mix["target"].items():
+            got = mix["achieved"][axis]
+            click.echo(
+                f"  {axis}: "
+                + ", ".join(f"{v} {got.get(v, 0):.1%} (official {t:.1%})" for v, t in target.items())
+            )
     for key, title in (("shortcut_audit", "text-only audit"), ("prior_audit", "knowledge-prior audit")):
         if key in counts:
             click.echo(f"{title} (no data, chance 0.100): " + _audit(counts[key]["by_type"]))
@@ -194,11 +210,18 @@ def verify(bench: Path, quiet: bool) -> None:
 @click.argument("bench", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="JSON file to write.")
 def export_official_cmd(bench: Path, out: Path) -> None:
-    """Export BENCH to the official WearableQA_raw.json shape (docs/official-format.md)."""
-    from wearbench.interop import export_official
+    """Export BENCH to the official WearableQA_raw.json shape (docs/official-format.md).
+
+    When the questions use more than one age band x sex reference, also writes one file per
+    group (OUT.<band>.<sex>.json) for the official renderer, which shows one reference per file.
+    """
+    from wearbench.interop import export_official, export_official_groups
 
     export_official(bench, out)
     click.echo(f"wrote {out}")
+    groups = export_official_groups(bench, out, only_if_several=True)
+    if groups:
+        click.echo(f"wrote {len(groups)} per-reference-group files: {', '.join(p.name for p in groups)}")
 
 
 @cli.command("import-official")

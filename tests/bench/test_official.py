@@ -25,17 +25,28 @@ def test_export_has_the_official_shape(exported: Path, trend_bench: Path) -> Non
     assert tuple(doc) == OFFICIAL_KEYS
     assert doc["n_mcqs"] == len(items) == len(doc["mcqs"]) > 0
     assert doc["n_unique_users"] == len(doc["user_histories"]) == len({i.user_id for i in items})
-    assert sum(doc["gt_balancing"]["counts"].values()) == len(items)
+    assert doc["gt_balancing"] == "uniform A-J within each reasoning group (data / health)"
     for q, item in zip(doc["mcqs"], items, strict=True):
         assert tuple(q) == MCQ_KEYS
-        assert q["options"] == [item.options[k] for k in LETTERS]
+        assert q["options"] == {k: item.options[k] for k in LETTERS}
         assert q["gt_letter"] == item.answer
         assert q["stem"] == item.question
-        assert (q["reasoning_group"], q["signal"], q["grounding"]) == ("data", "single", "literature")
-        assert set(q["context"]) == {"demographics", "blood_panel"}
+        assert (q["reasoning_group"], q["signal"], q["grounding"]) == ("data", "single", "definition")
+        assert set(q["context"]) == {
+            "demographics",
+            "blood_panel",
+            "cohort_reference",
+            "cohort_reference_group",
+        }
+        assert set(q["context"]["cohort_reference"]) == {
+            "rhr",
+            "steps",
+            "hrv",
+            "sleep_duration",
+            "sleep_efficiency",
+        }
     day = next(iter(doc["user_histories"].values()))[0]
     assert list(day) == ["date", *(m.wearableqa for m in METRICS)]
-    assert set(doc["cohort_reference"]) == {"rhr", "steps", "hrv", "sleep_duration", "sleep_efficiency"}
 
 
 def test_units_are_scaled_to_official(trend_cohort: Path, exported: Path) -> None:
@@ -47,8 +58,8 @@ def test_units_are_scaled_to_official(trend_cohort: Path, exported: Path) -> Non
     assert days[i]["date"] == str(rec.dates[i])
     assert days[i]["sleep_duration"] == pytest.approx(rec["sleep_minutes"][i] / 60, abs=1e-6)
     assert days[i]["rhr"] == pytest.approx(rec["resting_hr"][i], abs=1e-6)
-    med = doc["cohort_reference"]["sleep_duration"]
-    assert all(3 < cell["p50"] < 12 for bands in med.values() for cell in bands.values())  # hours
+    cells = [q["context"]["cohort_reference"]["sleep_duration"] for q in doc["mcqs"]]
+    assert all(3 < cell["p50"] < 12 for cell in cells)  # hours
 
 
 def test_round_trip_is_a_fixed_point(exported: Path, tmp_path: Path) -> None:
@@ -74,21 +85,21 @@ def test_imported_items_are_reported_not_failed(exported: Path, tmp_path: Path) 
     assert solve_benchmark(result.bench_dir, "random").overall.n == len(items)
 
 
-def test_options_may_be_a_letter_dict(exported: Path, tmp_path: Path) -> None:
+def test_options_may_be_a_list(exported: Path, tmp_path: Path) -> None:
     doc = json.loads(exported.read_text(encoding="utf-8"))
     for q in doc["mcqs"]:
-        q["options"] = dict(zip(LETTERS, q["options"], strict=True))
-    path = tmp_path / "dict.json"
+        q["options"] = [q["options"][k] for k in LETTERS]
+    path = tmp_path / "list.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     result = import_official(path, tmp_path / "out")
-    assert read_items(result.bench_dir)[0].options["A"] == doc["mcqs"][0]["options"]["A"]
+    assert read_items(result.bench_dir)[0].options["A"] == doc["mcqs"][0]["options"][0]
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
         (lambda d: d.pop("mcqs"), "missing key"),
-        (lambda d: d["mcqs"][0]["options"].pop(), "10 options"),
+        (lambda d: d["mcqs"][0]["options"].pop("J"), "10 options"),
         (lambda d: d["mcqs"][0].pop("gt_letter"), "gt_letter"),
         (lambda d: next(iter(d["user_histories"].values()))[0].update(heart=1.0), "heart"),
     ],

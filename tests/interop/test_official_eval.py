@@ -100,7 +100,10 @@ def test_jsonl_without_any_history_names_the_line_and_user(raw: Path, tmp_path: 
             lambda q: json.dumps({k: v for k, v in q.items() if k != "gt_letter"}),
             r":3: missing key\(s\) gt_letter",
         ),
-        (lambda q: json.dumps({**q, "options": q["options"][:9]}), r":3 \(.+\): options must be 10 texts"),
+        (
+            lambda q: json.dumps({**q, "options": list(q["options"].values())[:9]}),
+            r":3 \(.+\): options must be 10 texts",
+        ),
         (lambda q: json.dumps({**q, "gt_letter": "K"}), r":3 \(.+\): gt_letter must be one of A-J"),
         (lambda q: json.dumps([q]), r":3: expected a JSON object, got list"),
         (lambda q: json.dumps({**q, "user_history": [{"rhr": 60}]}), r":3 \(.+\): user_history must be"),

@@ -15,6 +15,7 @@ from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
 from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_names
+from wearbench.bench._official_mix import match_official as official_mix
 from wearbench.bench._pool import build_pool
 from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
@@ -79,6 +80,24 @@ def _generate(
     return pending, drops
 
 
+def _manifest(
+    cohort: Cohort, names: Sequence[str], seed: int, max_per_type: int | None, stats: Mapping[str, Any]
+) -> dict[str, Any]:
+    manifest: dict[str, Any] = {
+        "wearbench_version": __version__,
+        "seed": seed,
+        "cohort_hash": content_hash(cohort),
+        "cohort_source": dict(cohort.source),
+        "types": {n: question_type(n).version for n in names},
+        "max_per_type": max_per_type,
+        "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
+    }
+    if "match_official" in stats:
+        mix = stats["match_official"]
+        manifest["match_official"] = {k: mix[k] for k in ("n_before", "n_after", "target", "achieved")}
+    return manifest
+
+
 def build_benchmark(
     cohort: Cohort | str | Path,
     out: str | Path,
@@ -89,6 +108,7 @@ def build_benchmark(
     workers: int = 1,
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    match_official: bool = False,
 ) -> BuildResult:
     """Generate, gate, letter and write a benchmark from a cohort.
 
@@ -101,6 +121,10 @@ def build_benchmark(
         workers: Local worker processes (ignored when ``executor`` is given).
         executor: Where per-user work runs (default: :class:`LocalExecutor`).
         progress: Optional ``(users_done, users_total)`` callback.
+        match_official: Subsample the balanced items (seeded) to the official label proportions
+            (data/health, single/cross, literature/population; see
+            :func:`wearbench.bench._official_mix.match_official`); the achieved shares are in
+            ``stats["match_official"]`` and the datasheet.
     """
     if not isinstance(cohort, Cohort):
         cohort = load_cohort(cohort)
@@ -114,18 +138,15 @@ def build_benchmark(
             drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
     pending = [p for p in pending if p.grounding_ref not in rejected]
     pending = _cap(balance(pending, seed, drops), max_per_type, seed)
+    mix = None
+    if match_official:
+        pending, mix = official_mix(pending, seed)
     items = assemble(pending, seed)
     stats = build_stats(items, drops, null_fdr)
+    if mix is not None:
+        stats["match_official"] = mix
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
     stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    manifest: dict[str, Any] = {
-        "wearbench_version": __version__,
-        "seed": seed,
-        "cohort_hash": content_hash(cohort),
-        "cohort_source": dict(cohort.source),
-        "types": {n: question_type(n).version for n in names},
-        "max_per_type": max_per_type,
-        "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
-    }
+    manifest = _manifest(cohort, names, seed, max_per_type, stats)
     write_artifact(Path(out), items, contexts, manifest, render_datasheet(stats, manifest))
     return BuildResult(Path(out), len(items), stats, manifest)

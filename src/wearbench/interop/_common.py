@@ -7,7 +7,15 @@ from typing import Any
 
 from wearbench.cohort import PERCENTILES
 
-__all__ = ["DIGITS", "MCQ_KEYS", "OFFICIAL_KEYS", "PCT_KEYS", "official_number"]
+__all__ = [
+    "DIGITS",
+    "GT_BALANCING",
+    "MCQ_KEYS",
+    "OFFICIAL_KEYS",
+    "OPTIONAL_MCQ_KEYS",
+    "PCT_KEYS",
+    "official_number",
+]
 
 #: Top-level keys of ``WearableQA_raw.json``, in file order.
 OFFICIAL_KEYS: tuple[str, ...] = (
@@ -36,6 +44,11 @@ MCQ_KEYS: tuple[str, ...] = (
     "full_dropped_metrics",
     "no_cohort",
 )
+#: Optional per-MCQ keys the official renderer (``render_raw.py``) reads: a metric withheld
+#: from the whole history, and metrics withheld inside the question window only.
+OPTIONAL_MCQ_KEYS: tuple[str, ...] = ("hidden_metric", "window_dropped_metrics")
+#: ``gt_balancing`` as the official README writes it (a string).
+GT_BALANCING = "uniform A-J within each reasoning group (data / health)"
 #: Percentile keys of a cohort-reference cell (``p5`` … ``p95``).
 PCT_KEYS: tuple[str, ...] = tuple(f"p{p}" for p in PERCENTILES)
 #: Decimal places numbers are written with (makes export → import → export a fixed point).

@@ -7,8 +7,9 @@ computation graph: they are marked ``graph = {}`` and ``grounding_ref = "officia
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +23,25 @@ from wearbench.bench import IMPORTED_REF
 from wearbench.bench._artifact import write_artifact
 from wearbench.bench._datasheet import build_stats, render_datasheet
 from wearbench.cohort import (
+    AGE_BANDS,
     BIOMARKER_NAMES,
     DEMOGRAPHIC_COLUMNS,
     METRIC_NAMES,
     PERCENTILES,
+    SEXES,
     Cohort,
+    age_band,
     content_hash,
     from_wearableqa,
     load_cohort,
     save_cohort,
 )
-from wearbench.interop._common import MCQ_KEYS, OFFICIAL_KEYS
-from wearbench.questions import HISTORY_DAYS, LETTERS, Item, contexts_from_cohort
+from wearbench.interop._common import MCQ_KEYS, OFFICIAL_KEYS, OPTIONAL_MCQ_KEYS
+from wearbench.questions import HISTORY_DAYS, LETTERS, Item, UserContext, contexts_from_cohort
 
 __all__ = ["ImportResult", "import_official"]
+
+_CELL_KEY = re.compile(r"^(p\d+|_\w+|n_users)$")
 
 
 @dataclass(frozen=True)
@@ -110,19 +116,68 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return all((np.isnan(a[k]) and np.isnan(b[k])) or a[k] == b[k] for k in a)
 
 
-def _reference(ref: Mapping[str, Any]) -> pd.DataFrame:
-    rows = []
+def _is_cell(value: Any) -> bool:
+    """Whether ``value`` is one metric's percentile cell (``{"p10": …, "_min": …}``)."""
+    return isinstance(value, Mapping) and any(isinstance(k, str) and _CELL_KEY.match(k) for k in value)
+
+
+def _row(field: str, band: str, sex: str, cell: Mapping[str, Any]) -> dict[str, Any]:
+    name = from_wearableqa(field, 0.0)[0]
+    n_users = cell.get("n_users", cell.get("_n_users", 0))
+    row: dict[str, Any] = {"metric": name, "age_band": band, "sex": sex, "n_users": int(n_users or 0)}
+    for p in PERCENTILES:
+        v = cell.get(f"p{p}")
+        row[f"p{p}"] = np.nan if v is None else from_wearableqa(field, float(v))[1]
+    return row
+
+
+def _user_groups(mcqs: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """The distinct ``(age band, sex)`` of the MCQs' users (users outside the bands skipped)."""
+    out: set[tuple[str, str]] = set()
+    for q in mcqs:
+        demo = (q.get("context") or {}).get("demographics") or {}
+        age, sex = demo.get("age"), demo.get("sex")
+        if isinstance(age, int | float) and sex in SEXES and any(lo <= age < hi for _, lo, hi in AGE_BANDS):
+            out.add((age_band(float(age)), str(sex)))
+    return sorted(out)
+
+
+def _reference(ref: Mapping[str, Any], mcqs: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Reference rows from every place a file may hold them, first found kept per cell.
+
+    1. Each MCQ's ``context.cohort_reference`` (flat) with ``context.cohort_reference_group``.
+    2. A nested top-level ``cohort_reference`` (field → age band → sex → cell; older exports).
+    3. A flat top-level ``cohort_reference`` (field → cell; the official README's shape): the
+       same cell for every age band × sex group of the file's users that has no row yet.
+    """
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for q in mcqs:
+        ctx = q.get("context") or {}
+        group, cells = ctx.get("cohort_reference_group"), ctx.get("cohort_reference")
+        if isinstance(group, Mapping) and isinstance(cells, Mapping):
+            for field, cell in sorted(cells.items()):
+                band, sex = str(group["age_band"]), str(group["sex"])
+                rows.setdefault((field, band, sex), _row(field, band, sex, cell))
+    flat = {f: c for f, c in ref.items() if _is_cell(c)}
     for field, bands in sorted(ref.items()):
+        if field in flat or not isinstance(bands, Mapping):
+            continue
         for band, sexes in sorted(bands.items()):
             for sex, cell in sorted(sexes.items()):
-                values = {f"p{p}": from_wearableqa(field, float(cell[f"p{p}"]))[1] for p in PERCENTILES}
-                name = from_wearableqa(field, 0.0)[0]
-                rows.append(
-                    {"metric": name, "age_band": band, "sex": sex, "n_users": int(cell.get("n_users", 0))}
-                )
-                rows[-1] |= values
+                rows.setdefault((field, band, sex), _row(field, band, sex, cell))
+    have = {(band, sex) for _, band, sex in rows}
+    for band, sex in (g for g in _user_groups(mcqs) if g not in have):
+        for field, cell in sorted(flat.items()):
+            rows[(field, band, sex)] = _row(field, band, sex, cell)
     columns = ["metric", "age_band", "sex", "n_users", *[f"p{p}" for p in PERCENTILES]]
-    return pd.DataFrame(rows, columns=columns).astype({"n_users": np.int64})
+    frame = pd.DataFrame([rows[k] for k in sorted(rows)], columns=columns)
+    return frame.astype({"n_users": np.int64, **{f"p{p}": np.float64 for p in PERCENTILES}})
+
+
+def _known_percentiles(ctx: UserContext) -> UserContext:
+    """``ctx`` without the reference percentiles the file did not give (e.g. p5/p95 of the README shape)."""
+    reference = {m: {p: v for p, v in pct.items() if np.isfinite(v)} for m, pct in ctx.reference.items()}
+    return replace(ctx, reference={m: pct for m, pct in reference.items() if pct})
 
 
 def _item(q: Mapping[str, Any], first: Mapping[str, str], n: int) -> Item:
@@ -156,6 +211,7 @@ def _item(q: Mapping[str, Any], first: Mapping[str, str], n: int) -> Item:
             "official": {
                 "full_dropped_metrics": list(q["full_dropped_metrics"] or []),
                 "no_cohort": bool(q["no_cohort"]),
+                **{k: q[k] for k in OPTIONAL_MCQ_KEYS if q.get(k)},
             }
         },
         grounding_ref=IMPORTED_REF,
@@ -183,7 +239,7 @@ def import_official(file: str | Path, out: str | Path) -> ImportResult:
     first = _first_dates(daily)
     demographics, blood = _static(doc["mcqs"], first)
     source = {"name": "wearableqa-official", "params": {"file": file.name}}
-    cohort = Cohort(daily, demographics, blood, _reference(doc["cohort_reference"]), source)
+    cohort = Cohort(daily, demographics, blood, _reference(doc["cohort_reference"], doc["mcqs"]), source)
     cohort = load_cohort(save_cohort(cohort, out / "cohort"))
     items = [_item(q, first, n) for n, q in enumerate(doc["mcqs"])]
     stats = build_stats(items, {}, {})
@@ -197,6 +253,6 @@ def import_official(file: str | Path, out: str | Path) -> ImportResult:
         "official": {"description": doc["description"], "file": file.name},
         "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
     }
-    contexts = contexts_from_cohort(cohort)
+    contexts = {u: _known_percentiles(c) for u, c in contexts_from_cohort(cohort).items()}
     write_artifact(out / "bench", items, contexts, manifest, render_datasheet(stats, manifest))
     return ImportResult(out / "cohort", out / "bench", len(items), len({i.user_id for i in items}))

@@ -9,7 +9,7 @@ __all__ = ["Dependency", "Grounding", "Labels", "PairKind", "Reasoning", "Signal
 
 Reasoning = Literal["data", "health"]
 Signals = Literal["single", "cross"]
-Grounding = Literal["literature", "population"]
+Grounding = Literal["literature", "population", "definition"]
 Dependency = Literal["window", "history"]
 PairKind = Literal["definitional", "empirical"]
 
@@ -21,7 +21,10 @@ class Labels:
     Attributes:
         reasoning: ``data`` (computation over measurements) or ``health`` (interpretation).
         signals: ``single`` metric or ``cross`` (two or more signals, or blood panel + signals).
-        grounding: ``literature`` (a literature card) or ``population`` (a gated cohort pattern).
+        grounding: ``literature`` (a literature card), ``population`` (a gated cohort pattern) or
+            ``definition`` (a data-reasoning type whose answer follows from a stated computation
+            over the user's own record, e.g. a Theil–Sen slope or a personal-baseline z-score,
+            with neither a literature card nor a population gate behind it).
         dependency: ``window`` (the 28-day window suffices) or ``history`` (needs long history).
     """
 

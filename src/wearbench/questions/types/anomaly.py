@@ -50,7 +50,7 @@ class Anomaly(QuestionType):
 
     name = "anomaly"
     version = 2
-    labels = Labels("data", "single", "literature", "window")
+    labels = Labels("data", "single", "definition", "window")
     min_history = 28 + BASELINE_DAYS
     max_per_user = 2
 

@@ -69,7 +69,7 @@ class ExcursionCount(QuestionType):
 
     name = "excursion_count"
     version = 2
-    labels = Labels("data", "single", "literature", "window")
+    labels = Labels("data", "single", "definition", "window")
     window_days = SPAN_DAYS
     min_history = SPAN_DAYS + BASELINE_DAYS
     end_step = STEP_DAYS

@@ -64,7 +64,7 @@ class PeriodComparison(QuestionType):
 
     name = "period_comparison"
     version = 1
-    labels = Labels("data", "single", "literature", "history")
+    labels = Labels("data", "single", "definition", "history")
     min_history = MIN_HISTORY
     max_per_user = 2
 

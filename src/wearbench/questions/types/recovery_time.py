@@ -72,7 +72,7 @@ class RecoveryTime(QuestionType):
 
     name = "recovery_time"
     version = 2
-    labels = Labels("data", "single", "literature", "history")
+    labels = Labels("data", "single", "definition", "history")
     min_history = LOOKBACK_DAYS
     max_per_user = 2
 

@@ -118,7 +118,7 @@ class Trend(QuestionType):
 
     name = "trend"
     version = 4
-    labels = Labels("data", "single", "literature", "window")
+    labels = Labels("data", "single", "definition", "window")
     max_per_user = 2
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
