@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -331,3 +332,27 @@ def test_modules_needing_refused_imports_fail_cleanly(sandbox: Sandbox) -> None:
     assert result.error is not None
     assert "PermissionError: sandbox: import refused" in result.error
     still_works(sandbox)
+
+
+def test_worker_killed_between_calls_restarts_transparently(frame: pd.DataFrame) -> None:
+    # bwrap --die-with-parent ties the worker to the thread that started it
+    box: list[tuple[Sandbox, int]] = []
+
+    def start() -> None:
+        sb = Sandbox(frame)
+        assert sb.pid is not None
+        box.append((sb, pid_namespace(sb.pid)))
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    starter.join()
+    sb, namespace = box[0]
+    with sb:
+        deadline = time.monotonic() + 10
+        while processes_in(namespace) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_in(namespace) == []
+        result = sb.run("print(1)")
+        assert result.ok, result.error
+        assert result.restarted
+        assert result.stdout == "1\n"

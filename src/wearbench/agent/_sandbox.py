@@ -188,6 +188,8 @@ class Sandbox:
     def _run(self, code: str) -> ExecResult:
         if self._closed:
             raise SandboxError("sandbox is closed")
+        if self._proc is not None and self._proc.poll() is not None:
+            self._kill()  # died between calls (e.g. the thread that started it ended)
         if self._proc is None:
             self._start()
         restarted, self._restarted = self._restarted, False
