@@ -29,7 +29,9 @@ lint: $(VENV)/.stamp-test
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 
-# Debian's chromium renders the HTML report in a test; installed here when we may (root + apt).
+# Debian packages some tests need, installed here when we may (root + apt): chromium renders the
+# HTML report in a test; bubblewrap (bwrap) is agent mode's sandbox (without it agent mode refuses
+# to run and its tests fail).
 sysdeps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -38,6 +40,13 @@ sysdeps:
 	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } || \
 	    echo "note: could not install chromium; the report rendering test will be skipped"; \
 	  else echo "note: install Debian's chromium to run the report rendering test"; fi; }
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's bubblewrap (agent-mode sandbox)"; \
+	    apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1; } || \
+	    echo "note: could not install bubblewrap; agent mode will refuse to run and its tests fail"; \
+	  else echo "note: install bubblewrap (apt-get install bubblewrap) for agent mode and its tests"; fi; }
 
 test: lint sysdeps
 	$(BIN)/python -m pytest -n auto -q

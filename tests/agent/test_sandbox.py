@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pandas as pd
 import pytest
 
 from wearbench.agent import DEFAULT_PREIMPORTS, ExecResult, Sandbox, SandboxError, SandboxLimits
+
+from .conftest import pid_namespace, processes_in
 
 REPO_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 IS_ROOT = os.geteuid() == 0
@@ -24,18 +27,6 @@ def refused(result: ExecResult) -> None:
     assert result.error is not None
     assert "PermissionError: sandbox:" in result.error
     assert result.killed is None
-
-
-def process_group_size(pgid: int) -> int:
-    count = 0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            count += int(fields[2]) == pgid
-    return count
 
 
 # -- data and state -----------------------------------------------------------------------------
@@ -217,7 +208,8 @@ def test_can_read_and_write_inside_scratch(sandbox: Sandbox) -> None:
 def test_cannot_fork_or_spawn(sandbox: Sandbox, code: str) -> None:
     refused(sandbox.run(code))
     assert sandbox.pid is not None
-    assert process_group_size(sandbox.pid) == 1
+    assert sandbox.init_pid is not None
+    assert processes_in(pid_namespace(sandbox.pid)) == [sandbox.init_pid, sandbox.pid]
     still_works(sandbox)
 
 
@@ -265,12 +257,13 @@ def test_cpu_limit_is_per_call(frame: pd.DataFrame) -> None:
 def test_wall_timeout_kills_process_group(frame: pd.DataFrame) -> None:
     with Sandbox(frame, SandboxLimits(wall_s=2)) as sb:
         old_pid = sb.pid
+        assert old_pid is not None
+        namespace = pid_namespace(old_pid)
         result = sb.run("import time\ntime.sleep(30)")
         assert result.timed_out
         assert result.killed == "wall timeout"
         assert 1.9 < result.duration_s < 6
-        assert old_pid is not None
-        assert process_group_size(old_pid) == 0
+        assert processes_in(namespace) == []
         still_works(sb)
         assert sb.pid != old_pid
 
@@ -302,21 +295,22 @@ def test_close_kills_worker_and_removes_scratch(frame: pd.DataFrame) -> None:
     sb = Sandbox(frame)
     pid, scratch = sb.pid, sb.scratch
     assert pid is not None
+    namespace = pid_namespace(pid)
     assert scratch.is_dir()
     sb.close()
-    assert process_group_size(pid) == 0
+    assert processes_in(namespace) == []
     assert not scratch.exists()
     with pytest.raises(SandboxError, match="closed"):
         sb.run("1")
 
 
-def test_unreachable_scratch_fails_with_context(frame: pd.DataFrame, tmp_path: Path) -> None:
-    if not IS_ROOT:
-        pytest.skip("needs the uid drop")
+def test_scratch_under_a_private_folder_works(frame: pd.DataFrame, tmp_path: Path) -> None:
     hidden = tmp_path / "private"
-    hidden.mkdir(mode=0o700)
-    with pytest.raises(SandboxError, match="failed to start"):
-        Sandbox(frame, scratch=hidden / "scratch")
+    hidden.mkdir(mode=0o700)  # bound at /scratch: the host path's parents do not matter
+    with Sandbox(frame, scratch=hidden / "scratch") as sb:
+        result = sb.run("import os\nopen('note.txt', 'w').write('hi')\nprint(os.getcwd())")
+        assert result.stdout == "/scratch\n", result.error
+    assert (hidden / "scratch" / "note.txt").read_text() == "hi"
 
 
 def test_limits_validate() -> None:
@@ -338,3 +332,27 @@ def test_modules_needing_refused_imports_fail_cleanly(sandbox: Sandbox) -> None:
     assert result.error is not None
     assert "PermissionError: sandbox: import refused" in result.error
     still_works(sandbox)
+
+
+def test_worker_killed_between_calls_restarts_transparently(frame: pd.DataFrame) -> None:
+    # bwrap --die-with-parent ties the worker to the thread that started it
+    box: list[tuple[Sandbox, int]] = []
+
+    def start() -> None:
+        sb = Sandbox(frame)
+        assert sb.pid is not None
+        box.append((sb, pid_namespace(sb.pid)))
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    starter.join()
+    sb, namespace = box[0]
+    with sb:
+        deadline = time.monotonic() + 10
+        while processes_in(namespace) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_in(namespace) == []
+        result = sb.run("print(1)")
+        assert result.ok, result.error
+        assert result.restarted
+        assert result.stdout == "1\n"

@@ -1,5 +1,6 @@
 """Agent mode: a sandboxed Python tool over one user's data and the tool-call loop around it."""
 
+from wearbench.agent._bwrap import require_bwrap
 from wearbench.agent._loop import FINAL_ASK, PYTHON_TOOL, TEXT_PROTOCOL_HINT, AgentResult, run_agent
 from wearbench.agent._sandbox import Sandbox
 from wearbench.agent._types import DEFAULT_PREIMPORTS, ExecResult, SandboxError, SandboxLimits
@@ -14,5 +15,6 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "SandboxLimits",
+    "require_bwrap",
     "run_agent",
 ]

@@ -5,26 +5,20 @@ from __future__ import annotations
 import os
 import resource
 import signal
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from wearbench.agent._types import SandboxLimits
 
-__all__ = ["CpuExceeded", "CpuWatchdog", "death_reason", "make_preexec", "read_exact", "read_roots"]
+__all__ = ["CpuExceeded", "CpuWatchdog", "death_reason", "make_preexec", "read_exact", "wait_exit"]
 
-_CLONE_NEWNET = 0x40000000
-_CLONE_NEWUSER = 0x10000000
 STARTUP_CPU_S = 60
 POLL_S = 0.1
 
 
-def make_preexec(limits: SandboxLimits, root: bool) -> Any:
-    """The ``preexec_fn``: resource limits, then a new network namespace (before the exec)."""
-    import ctypes
-
-    unshare = ctypes.CDLL(None, use_errno=True).unshare
+def make_preexec(limits: SandboxLimits) -> Any:
+    """The ``preexec_fn``: resource limits (inherited by ``bwrap`` and the worker)."""
     mib = 1024 * 1024
     hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]  # kept: raising it needs CAP_SYS_RESOURCE
     settings = [
@@ -39,23 +33,27 @@ def make_preexec(limits: SandboxLimits, root: bool) -> Any:
     def preexec() -> None:
         for which, value in settings:
             resource.setrlimit(which, value)
-        if unshare(_CLONE_NEWNET) != 0 and not root:
-            unshare(_CLONE_NEWUSER | _CLONE_NEWNET)
 
     return preexec
 
 
-def read_roots() -> list[str]:
-    """Directories model code may read (not write): the Python installation and the tz database."""
-    import site
-    import sysconfig
-    import zoneinfo
+def wait_exit(pid: int, timeout_s: float | None) -> int | None:
+    """Reap child ``pid`` within ``timeout_s`` (None: wait forever); its exit code, or None.
 
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    roots.update(sysconfig.get_paths().values())
-    roots.update(site.getsitepackages())
-    roots.update(p for p in zoneinfo.TZPATH if os.path.isdir(p))
-    return sorted(os.path.realpath(r) for r in roots if r)
+    The code is negative for a signal (as ``Popen.returncode``); None also when the child was
+    already reaped elsewhere.
+    """
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        try:
+            done, status = os.waitpid(pid, 0 if deadline is None else os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
+        time.sleep(0.01)
 
 
 class CpuExceeded(Exception):
@@ -110,11 +108,16 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def death_reason(returncode: int) -> str:
-    """Name why a worker died from its exit status."""
+    """Name why a worker died from its exit status (``bwrap`` reports a signal N as 128 + N)."""
+    if 128 < returncode < 128 + signal.NSIG:
+        returncode = 128 - returncode
     if returncode == -signal.SIGXCPU:
         return "cpu limit"
     if returncode < 0:
-        name = signal.Signals(-returncode).name
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
         if returncode in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS):
             return f"crashed with {name} (possibly the memory limit)"
         return f"killed by {name}"

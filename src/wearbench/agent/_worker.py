@@ -1,12 +1,13 @@
 """Sandbox worker: a stand-alone script the parent starts as ``python -I -B _worker.py CONFIG_JSON``.
 
-It must not import ``wearbench`` (it runs with an isolated ``sys.path``). Start-up order:
+It must not import ``wearbench``: it runs under bubblewrap (see ``_bwrap.py``), where only the
+Python installation, this file (``/sandbox/worker.py``), the data (``/sandbox/frame.pkl``) and
+the scratch folder (``/scratch``) exist. Start-up order:
 
 1. duplicate the protocol pipes (stdin/stdout) to private descriptors and point fds 0 and 1 at
    ``/dev/null`` so model code writing to "stdout" at the C level cannot corrupt the protocol;
-2. pre-import numpy, pandas and a list of standard-library modules (after the uid drop the
-   Python installation may not be readable, e.g. under a ``0700`` ``/root``);
-3. load the user's frame (a pickle in a root-owned directory the model never sees);
+2. pre-import numpy, pandas and a list of standard-library modules (model code starts fast);
+3. load the user's frame (a read-only pickle, never anything the model wrote);
 4. drop privileges (``setgroups([])``, ``setgid``, ``setuid``) when started as root, set
    ``PR_SET_NO_NEW_PRIVS``, ``chdir`` to the scratch directory;
 5. forget dangerous modules (``sys.modules``) so re-importing them raises the ``import`` event,
@@ -346,8 +347,9 @@ def _setup(config: dict[str, Any], permit: _Permit) -> tuple[dict[str, Any], lis
 
     frame = pd.read_pickle(config["data"])
     layers = ["rlimits"]
-    if os.stat("/proc/self/ns/net").st_ino != config["parent_netns"]:
-        layers.append("netns")
+    for ns, host_inode in sorted(config["host_ns"].items()):
+        if os.stat(f"/proc/self/ns/{ns}").st_ino != host_inode:
+            layers.append(f"{ns}ns")
     if _no_new_privs():
         layers.append("no_new_privs")
     if config["uid"] is not None:

@@ -173,6 +173,10 @@ def evaluate(
     bench = Path(bench)
     setting = setting or Setting()
     config = config or GenerateConfig()
+    if setting.mode == "agent" and not model.startswith("baseline:"):
+        from wearbench.agent import require_bwrap
+
+        require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     items = select_items(read_items(bench), limit, seed=config.seed or 0)
     digest = hashlib.sha256((bench / "items.jsonl").read_bytes()).hexdigest()
     params = {**config.cache_fields(), "limit": limit}
