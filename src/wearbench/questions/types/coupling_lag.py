@@ -49,6 +49,8 @@ from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 MIN_COVERAGE = 0.7
+#: Fewest days with both values for a lag's r to count (stated in the stem).
+MIN_OVERLAP = 14
 #: Days between candidate window ends.
 STEP_DAYS = 14
 
@@ -170,7 +172,7 @@ class CouplingLag(QuestionType):
     """Lag and sign of the strongest coupling of a signal pair in the window."""
 
     name = "coupling_lag"
-    version = 3
+    version = 4
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -189,6 +191,7 @@ class CouplingLag(QuestionType):
             g.series(first, self.window_days),
             g.series(second, self.window_days),
             max_lag=MAX_LAG,
+            min_overlap=MIN_OVERLAP,
         )
         g.output("best_lag", lc["best_lag"])
         g.output("best_r", lc["best_r"])
@@ -200,7 +203,8 @@ class CouplingLag(QuestionType):
             f"Over the 28 days ending {g.end_date}, at which lag and with which sign is this user's {x} "
             f"most strongly correlated with their {y}? (Pearson correlation of {x}, the first signal, on "
             f"day t with {y}, the second, on "
-            f"day t + lag, for lags −{MAX_LAG} … +{MAX_LAG} days; the largest |r| wins.)"
+            f"day t + lag, for lags −{MAX_LAG} … +{MAX_LAG} days; a lag counts only with at least "
+            f"{MIN_OVERLAP} days where both values are present; the largest |r| wins.)"
         )
         return Draft(
             text,

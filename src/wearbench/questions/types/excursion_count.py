@@ -68,7 +68,7 @@ class ExcursionCount(QuestionType):
     """How many excursions beyond k SD of the personal baseline the window holds."""
 
     name = "excursion_count"
-    version = 2
+    version = 3
     labels = Labels("data", "single", "literature", "window")
     window_days = SPAN_DAYS
     min_history = SPAN_DAYS + BASELINE_DAYS
@@ -115,8 +115,10 @@ class ExcursionCount(QuestionType):
             f"Between {dates[0]} and {dates[-1]} ({self.window_days} days), how many excursions "
             f"{direction} the personal baseline did this user's {name} have? For each day the "
             f"baseline is the mean and SD of the previous {BASELINE_DAYS} days (missing days "
-            f"skipped) and z = (value − mean) / SD; an excursion is a run of consecutive days with "
-            f"z {sign}{k:g}, and a missing day ends a run. Count the runs inside these dates."
+            f"skipped; defined only when at least {BASELINE_DAYS // 2} of them have data) and "
+            f"z = (value − mean) / SD; an excursion is a run of consecutive days with "
+            f"z {sign}{k:g}, and a missing day or a day without a defined baseline ends a run. "
+            "Count the runs inside these dates."
         )
 
     @staticmethod
