@@ -17,8 +17,9 @@ days: ...``; lag 0 is ``+0``, not "same day"). The window of lags is placed so t
 position among the five is spread evenly over items (:func:`wearbench.grounding.spread_window`
 with :data:`LAG_PRIOR`), so neither an extreme nor a middle lag number gives the answer away;
 the opposite sign at the correct lag is always shown. Windows whose answer is the textbook
-lag and sign (:data:`USUAL_COUPLING`), or one day off it, are thinned (:data:`USUAL_KEEP`) so
-that physiology alone does not pick the answer. Pattern family:
+sign (:data:`USUAL_COUPLING`) are thinned (:data:`USUAL_KEEP`), the most at or next to the
+usual lag, so that the usual and the opposite sign are about equally often the answer and
+physiology alone (usual sign, usual lag or one day off) does not pick it. Pattern family:
 ``coupling:<x>-><y>``; its cross-user null test uses the same gates.
 """
 
@@ -88,11 +89,14 @@ USUAL_COUPLING: Mapping[str, tuple[int, int]] = {
     "exercise_minutes->exercise_count": (0, 1),
 }
 #: Share kept of the windows whose answer has the usual sign, by the answer's lag minus the
-#: usual lag (driver-to-response order). Planted and real couplings mostly follow the textbook,
-#: so without thinning a model that knows only physiology picks the usual lag and sign and is
-#: right about four times in ten; thinning the usual and next-to-usual lags flattens the
-#: answers over the plausible options (the knowledge-prior audit of the build checks the rest).
-USUAL_KEEP: Mapping[int, float] = {0: 0.2, -1: 0.4, 1: 0.4}
+#: usual lag (driver-to-response order; offsets not listed: 1). Planted and real couplings
+#: mostly follow the textbook (about 85% of raw answers have the usual sign, most of them
+#: within a day of the usual lag), so a model that knows only physiology would pick the usual
+#: sign and lag. Thinning usual-sign answers, the most near the usual lag, makes the usual and
+#: the opposite sign about equally often the answer and flattens the lags within the usual sign,
+#: so no textbook guess (usual sign at the usual lag, a day earlier or later) beats chance; the
+#: windows tried per user go up instead (``max_per_user`` is reached later).
+USUAL_KEEP: Mapping[int, float] = {0: 0.025, -1: 0.03, 1: 0.04, -2: 0.2, 2: 0.25, -3: 0.6, 3: 0.6}
 
 
 def usual_offset(pair: Pair, lag: int, sign: int) -> int | None:
