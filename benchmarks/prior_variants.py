@@ -96,7 +96,7 @@ def _excursions(factor: float, exceed_days: bool = False) -> Variant:
 def _neighbours(question: str, options: Sequence[Spec]) -> np.ndarray:
     """Options with an adjacent day or month among the options (a layout shortcut)."""
     keys = []
-    for text, c in options:
+    for _, c in options:
         if "date" in c:
             keys.append(int(np.datetime64(str(c["date"])).astype("int64")))
         elif "period" in c:

@@ -3,8 +3,8 @@ import re
 import numpy as np
 import pytest
 
-from wearbench.cohort import METRIC_NAMES
 from wearbench.bench._prior import USUAL_RESPONSE
+from wearbench.cohort import METRIC_NAMES
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
 from wearbench.questions.types import conditional_effect
 

@@ -1,4 +1,4 @@
-"""paired_options: the option layout (which options have an adjacent neighbour) carries no answer information."""
+"""paired_options: which options have an adjacent neighbour carries no answer information."""
 
 import numpy as np
 

@@ -144,8 +144,11 @@ def paired_options(
 
 
 def _fill(valid: set[int], chosen: list[int], slots: int, rng: np.random.Generator) -> list[int]:
-    """One random adjacent pair of free candidates (or one neighbour of a chosen index if
-    ``slots`` is 1, or one lone free candidate when neither exists)."""
+    """One random adjacent pair of free candidates.
+
+    With one slot left, one free candidate next to a chosen index instead; a lone free
+    candidate only when neither exists.
+    """
     taken = set(chosen)
     free = sorted(valid - taken)
     if slots >= 2:

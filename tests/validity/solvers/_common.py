@@ -9,8 +9,8 @@ import numpy as np
 
 __all__ = [
     "DATE",
-    "at_least",
     "Unsolvable",
+    "at_least",
     "dates_in",
     "lag_r",
     "number",

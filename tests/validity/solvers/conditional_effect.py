@@ -33,7 +33,12 @@ def conditions(stem: str) -> dict[str, tuple[str, bool, float, int]]:
     """Condition name → (driver column, below?, quantile, lag in days), from the stem."""
     out = {}
     for name, driver, side, q, read in _DEF.findall(stem):
-        out[name] = (driver.replace(" ", "_"), side == "below", int(q) / 100, 0 if read == "the same date" else 1)
+        out[name] = (
+            driver.replace(" ", "_"),
+            side == "below",
+            int(q) / 100,
+            0 if read == "the same date" else 1,
+        )
     if not out:
         raise Unsolvable("the stem defines no condition")
     return out

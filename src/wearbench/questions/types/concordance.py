@@ -173,9 +173,9 @@ class Concordance(QuestionType):
             f"Over the 28 days ending {g.end_date}, which of these readings of how two of this user's "
             f"linked signals moved together from day to day is correct? (Same-day Pearson r of the "
             f"daily values over the days where both are present, defined only with at least "
-            f"{MIN_OVERLAP} such days; higher resting HR and stress, and lower HRV, sleep and sleep efficiency, "
-            f"count as poorer. Concordant: a poorer day in one was a poorer day in the other, one "
-            f"shared physiological state; discordant: the two trade off. Grade of |r|: {_grades()}, "
+            f"{MIN_OVERLAP} such days; higher resting HR and stress, and lower HRV, sleep and sleep "
+            f"efficiency, count as poorer. Concordant: a poorer day in one was a poorer day in the "
+            f"other, one shared physiological state; discordant: the two trade off. Grade of |r|: {_grades()}, "
             f"the last closed at 1.)"
         )
         return Draft(

@@ -237,7 +237,9 @@ class StrongestPair(QuestionType):
             raise Drop("too few days present in the window")
         xs = np.stack([spans[p.x] for p in kept])
         ys = np.stack([spans[p.y] for p in kept])
-        r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG, min_overlap=MIN_OVERLAP)[:, 0]
+        r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG, min_overlap=MIN_OVERLAP)[
+            :, 0
+        ]
         _, best_r = best_lag_index(r, MAX_LAG)
         return kept, xs, ys, best_r
 
