@@ -175,8 +175,8 @@ class Concordance(QuestionType):
             f"daily values over the days where both are present, defined only with at least "
             f"{MIN_OVERLAP} such days; higher resting HR and stress, and lower HRV, sleep and sleep "
             f"efficiency, count as poorer. Concordant: a poorer day in one was a poorer day in the "
-            f"other, one shared physiological state; discordant: the two trade off. Grade of |r|: {_grades()}, "
-            f"the last closed at 1.)"
+            f"other, one shared physiological state; discordant: the two trade off. Grade of |r|: "
+            f"{_grades()}, the last closed at 1.)"
         )
         return Draft(
             text,
