@@ -9,17 +9,23 @@ from wearbench.questions.types import coupling_lag
 CouplingLag = question_type("coupling_lag")
 
 
-def test_usual_keep_thins_the_textbook_lag_and_sign_and_its_neighbours() -> None:
+def test_usual_keep_thins_the_usual_sign_most_near_the_textbook_lag() -> None:
     pair = Pair("sleep_minutes", "hrv")  # textbook: positive, same day (lag 0)
-    assert coupling_lag.usual_keep(pair, 0, 1) == 0.2
-    assert coupling_lag.usual_keep(pair, 1, 1) == 0.4
-    assert coupling_lag.usual_keep(pair, -1, 1) == 0.4
-    assert coupling_lag.usual_keep(pair, 2, 1) == 1.0  # two days off: not thinned
-    assert coupling_lag.usual_keep(pair, 0, -1) == 1.0  # the unusual sign: not thinned
+    assert coupling_lag.usual_keep(pair, 0, 1) == 0.025
+    assert coupling_lag.usual_keep(pair, -1, 1) == 0.03
+    assert coupling_lag.usual_keep(pair, 1, 1) == 0.04
+    assert coupling_lag.usual_keep(pair, 2, 1) == 0.25
+    assert coupling_lag.usual_keep(pair, -3, 1) == 0.6
+    assert coupling_lag.usual_keep(pair, 0, -1) == 1.0  # the opposite sign: not thinned
+    assert coupling_lag.usual_keep(pair, 3, -1) == 1.0
     assert coupling_lag.usual_keep(Pair("stress", "steps"), 0, 1) == 1.0  # no textbook entry
+    # steps -> resting HR: usual lag +1 (driver first), negative; lag 0 is one day early
+    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 0, -1) == 0.03
+    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 3, -1) == 0.25
 
 
-def test_a_textbook_answer_is_kept_at_its_share() -> None:
+def test_a_textbook_answer_is_kept_at_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(coupling_lag, "USUAL_KEEP", {0: 0.2})  # a share 40 draws can measure
     ctx = _ctx(plant=("sleep_minutes", "hrv", 0, 0.9), seed=3)
     kept, reasons = 0, set()
     for seed in range(40):
@@ -78,7 +84,7 @@ def test_planted_lag_and_sign(lag: int, beta: float, monkeypatch: pytest.MonkeyP
 
 
 def test_deterministic_under_seed() -> None:
-    ctx = _ctx(plant=("stress", "hrv", 1, -0.95), seed=9)
+    ctx = _ctx(plant=("stress", "hrv", 1, 0.95), seed=9)  # the opposite sign: not thinned
     a = CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(4), CohortPool())
     b = CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(4), CohortPool())
     assert a.correct == b.correct

@@ -27,6 +27,10 @@ def make_ctx(values: np.ndarray) -> UserContext:
     return UserContext("u1", dates, {m: values.copy() for m in METRICS}, {"age": 50.0, "sex": "F"}, (), {})
 
 
+#: The module's table, read before the autouse fixture replaces it.
+KEEP_TABLE = mod.KEEP_SHARE
+
+
 @pytest.fixture(autouse=True)
 def keep_every_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mod, "KEEP_SHARE", {})
@@ -128,9 +132,17 @@ def test_sparse_window_is_dropped() -> None:
 
 @pytest.mark.usefixtures("above")
 def test_common_counts_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "KEEP_SHARE", {0: 0.0})
+    monkeypatch.setattr(mod, "KEEP_SHARE", {k: {0: 0.0} for k in mod.KS})
     with pytest.raises(Drop, match="thinned for balance"):
         build(base())
+
+
+def test_keep_share_is_per_threshold() -> None:
+    # two runs are rare at k = 1 (kept) but the commonest counts at k = 2 (thinned)
+    assert KEEP_TABLE[1.0].get(2, 1.0) == 1.0
+    assert KEEP_TABLE[2.0][2] == 0.11
+    assert KEEP_TABLE[1.5][3] == 0.15
+    assert set(KEEP_TABLE) == set(mod.KS)
 
 
 def test_check_on_hand_made_evidence() -> None:

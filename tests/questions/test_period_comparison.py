@@ -59,7 +59,7 @@ def test_adjacent_months_are_distractors() -> None:
     periods = {o.claim["period"] for o in draft.distractors}
     answer = draft.correct.claim["period"]
     neighbours = {"2024-07": {"2024-06", "2024-08"}, "2024-03": {"2024-02", "2024-04"}}[answer]
-    assert neighbours <= periods
+    assert neighbours & periods  # one adjacent month (random side) comes with the answer
 
 
 def test_near_tie_is_dropped() -> None:

@@ -13,11 +13,6 @@ __all__ = ["DEFECTS", "OPTION_CHECKER_FAILURES", "SOLVER_FAILURES"]
 
 #: Types the prompt-only solver cannot reach >= 99% on, and what the prompt lacks.
 SOLVER_FAILURES: Mapping[str, str] = {
-    "recovery_time": (
-        "hidden rule: a baseline is defined only with >= 14 present days among the previous 28 "
-        "(min_count); the stem says only 'mean and SD of the previous 28 days, missing days skipped', "
-        "so a reader counts excursions the key ignores and picks a later 'most recent' run"
-    ),
     "fitness_prediction": (
         "the peer VO2max mean and SD the z-score uses (evidence ref_mean/ref_sd) are not shown; "
         "the cohort reference section has no vo2max row"
@@ -40,21 +35,6 @@ OPTION_CHECKER_FAILURES: Mapping[str, str] = {
 #: (type → what is missing and example item ids). A type whose share of affected items is small
 #: enough to pass on the test build is listed here only (it is not an expected test failure).
 DEFECTS: Mapping[str, str] = {
-    "recovery_time": (
-        "unstated min_count: the trailing 28-day baseline is undefined with < 14 present days, so "
-        "those days cannot start an excursion; 21/356 default-build items missed "
-        "(wb-14c38a6df763, wb-2a2556bed674, wb-3263648ac03a); with the rule added the solver gets "
-        "99/99 on the test build"
-    ),
-    "excursion_count": (
-        "the same unstated min_count of 14 of the previous 28 days; 3/279 default-build items "
-        "missed (wb-139d42918769, wb-3f0eaeda7880, wb-ee7b30d96fa1), all solved with the rule"
-    ),
-    "strongest_pair": (
-        "unstated min_overlap: a lag's r counts only with >= 14 day pairs; in wb-9bbc2228dd0b "
-        "'sleep minutes ↔ hrv' has |r| = 0.717 at lag +3 on 13 pairs, above the key's 0.714 "
-        "(1/274 default-build items). coupling_lag and concordance use the same primitive"
-    ),
     "fitness_prediction": (
         "the peer VO2max mean and SD are not in the prompt (evidence ref_mean/ref_sd only), e.g. "
         "wb-00559b47572d; the option checker, which sees them, finds exactly the key in 377/377"

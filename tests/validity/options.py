@@ -70,8 +70,19 @@ def _coupling(text: str, ev: Mapping[str, Any], stem: str) -> bool:
     return coupling_lag.holds(text, int(ev["best_lag"]), float(ev["best_r"]))
 
 
+#: Condition names in the options → the evidence's condition keys (``effect:<key>-><response>``).
+_CONDITION_KEYS = {
+    "short-sleep nights": "short_sleep",
+    "poor-efficiency nights": "poor_sleep_efficiency",
+    "high-stress days": "high_stress",
+    "high-activity days": "high_activity",
+}
+
+
 def _conditional(text: str, ev: Mapping[str, Any], stem: str) -> bool:
-    return ev["effect"] is not None and conditional_effect.holds(text, float(ev["effect"]))
+    cond, response, _, _, _ = conditional_effect.reading(text)
+    effect = ev.get(f"effect:{_CONDITION_KEYS[cond]}->{response}")
+    return effect is not None and conditional_effect.holds(text, float(effect))
 
 
 def _concordance(text: str, ev: Mapping[str, Any], stem: str) -> bool:

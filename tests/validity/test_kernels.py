@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from tests.validity.prompt import parse_prompt
 from tests.validity.solvers import concordance, trend
-from tests.validity.solvers._common import lag_r, runs, trailing
+from tests.validity.solvers._common import Unsolvable, at_least, lag_r, runs, trailing
 
 SPAN = (
     "3 days from 2024-01-01 to 2024-01-03, oldest first; the question window is the last 2 days "
@@ -73,6 +73,28 @@ def test_trailing_uses_only_earlier_days() -> None:
     med, spread = trailing(x, 4, "median_mad")
     assert med[4] == 3.0
     assert spread[4] == pytest.approx(1.4826 * 2.0)
+
+
+def test_trailing_min_count_leaves_thin_baselines_undefined() -> None:
+    x = np.array([1.0, 3.0, np.nan, 5.0, 100.0])
+    mean, _ = trailing(x, 4, "mean_sd", min_count=3)
+    assert math.isnan(mean[3])  # 1, 3, NaN: two values
+    assert mean[4] == 3.0  # 1, 3, NaN, 5: three values
+
+
+def test_lag_r_min_overlap_needs_enough_pairs() -> None:
+    x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    y = np.array([2.0, 1.0, 4.0, 3.0, np.nan])
+    assert lag_r(x, y, 0, min_overlap=4) == pytest.approx(0.6)  # r of 1..4 with 2,1,4,3
+    assert math.isnan(lag_r(x, y, 0, min_overlap=5))
+    assert math.isnan(lag_r(x, y, 1, min_overlap=4))  # lag 1 leaves 3 pairs
+
+
+def test_at_least_reads_the_stated_minimum() -> None:
+    stem = "mean of the previous 28 days (missing days skipped; defined only when at least 14 of them)"
+    assert at_least(stem, "missing days skipped") == 14
+    with pytest.raises(Unsolvable):
+        at_least("no minimum here", "missing days skipped")
 
 
 def test_runs_are_inclusive() -> None:

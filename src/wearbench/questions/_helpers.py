@@ -112,8 +112,11 @@ def paired_options(
     """Indices for ``n`` options: the answer first, then distractors, laid out in adjacent pairs.
 
     The top ``anchors`` candidates (answer, runner-up, next ranks) each come with one adjacent
-    index (random side) and other candidates fill the rest, so every option sits in an adjacent
-    pair and the layout alone does not give the answer away.
+    index (random side); the rest is filled with random adjacent *pairs* of other candidates
+    (and, for an odd last slot, a candidate next to one already chosen). Every option then has
+    a neighbour among the options, the answer as much as any distractor, so the layout alone
+    does not give the answer away. Only when no such pair or neighbour is left (a short,
+    gappy candidate list) is a slot filled with a lone candidate.
 
     Args:
         ranked: Candidate indices (days, periods) from best to worst, answer first; at least
@@ -135,8 +138,27 @@ def paired_options(
             if near in valid and near not in chosen:
                 chosen.append(near)
                 break
-    rest = np.asarray(sorted(valid - set(chosen)), dtype=np.int64)
-    return chosen + [int(d) for d in rng.permutation(rest)[: n - len(chosen)]]
+    while len(chosen) < n:
+        chosen += _fill(valid, chosen, n - len(chosen), rng)
+    return chosen[:n]
+
+
+def _fill(valid: set[int], chosen: list[int], slots: int, rng: np.random.Generator) -> list[int]:
+    """One random adjacent pair of free candidates.
+
+    With one slot left, one free candidate next to a chosen index instead; a lone free
+    candidate only when neither exists.
+    """
+    taken = set(chosen)
+    free = sorted(valid - taken)
+    if slots >= 2:
+        pairs = [i for i in free if i + 1 in valid and i + 1 not in taken]
+        if pairs:
+            i = int(pairs[int(rng.integers(len(pairs)))])
+            return [i, i + 1] if rng.random() < 0.5 else [i + 1, i]
+    touching = [i for i in free if i - 1 in taken or i + 1 in taken]
+    pool = touching or free
+    return [int(pool[int(rng.integers(len(pool)))])]
 
 
 T = TypeVar("T")

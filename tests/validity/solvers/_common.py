@@ -10,6 +10,7 @@ import numpy as np
 __all__ = [
     "DATE",
     "Unsolvable",
+    "at_least",
     "dates_in",
     "lag_r",
     "number",
@@ -42,18 +43,18 @@ def pick(options: Mapping[str, str], true: Callable[[str], bool]) -> str:
     return hits[0]
 
 
-def trailing(x: np.ndarray, window: int, stat: str) -> tuple[np.ndarray, np.ndarray]:
+def trailing(x: np.ndarray, window: int, stat: str, min_count: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Centre and spread of the ``window`` days before each day (missing days skipped).
 
     ``stat``: ``"mean_sd"`` (mean, sample SD) or ``"median_mad"`` (median, 1.4826 × MAD).
-    NaN where fewer than two earlier values exist.
+    NaN where fewer than ``max(2, min_count)`` earlier values exist.
     """
     centre = np.full(len(x), np.nan)
     spread = np.full(len(x), np.nan)
     for t in range(len(x)):
         past = x[max(0, t - window) : t]
         past = past[np.isfinite(past)]
-        if past.size < 2:
+        if past.size < max(2, min_count):
             continue
         if stat == "mean_sd":
             centre[t], spread[t] = past.mean(), past.std(ddof=1)
@@ -77,15 +78,30 @@ def runs(hit: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def lag_r(x: np.ndarray, y: np.ndarray, lag: int) -> float:
-    """Pearson r of ``x[t]`` with ``y[t + lag]`` over days where both are present (NaN if < 3)."""
+def lag_r(x: np.ndarray, y: np.ndarray, lag: int, min_overlap: int = 3) -> float:
+    """Pearson r of ``x[t]`` with ``y[t + lag]`` over days where both are present.
+
+    NaN with fewer than ``max(3, min_overlap)`` such days or a constant side.
+    """
     n = len(x)
     a = x[max(0, -lag) : n - max(0, lag)]
     b = y[max(0, lag) : n - max(0, -lag)]
     ok = np.isfinite(a) & np.isfinite(b)
-    if ok.sum() < 3 or np.ptp(a[ok]) == 0 or np.ptp(b[ok]) == 0:
+    if ok.sum() < max(3, min_overlap) or np.ptp(a[ok]) == 0 or np.ptp(b[ok]) == 0:
         return float("nan")
     return float(np.corrcoef(a[ok], b[ok])[0, 1])
+
+
+def at_least(stem: str, after: str) -> int:
+    """The number in ``at least N`` following ``after`` in the stem (a stated minimum count).
+
+    Raises:
+        Unsolvable: When the stem states no such minimum.
+    """
+    m = re.search(re.escape(after) + r".*?at least (\d+)", stem)
+    if m is None:
+        raise Unsolvable(f"the stem states no minimum after {after!r}")
+    return int(m.group(1))
 
 
 def dates_in(text: str) -> list[str]:

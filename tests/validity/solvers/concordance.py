@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.validity.prompt import Prompt
-from tests.validity.solvers._common import Unsolvable, dates_in, lag_r, number, pick
+from tests.validity.solvers._common import Unsolvable, at_least, dates_in, lag_r, number, pick
 
 #: Names the options use for the signals.
 NAMES = {
@@ -50,9 +50,10 @@ def solve(p: Prompt) -> str:
     if dates_in(p.question)[0] != str(p.dates[-1]):
         raise Unsolvable("window end is not the last shown day")
     bins = grades(p.question)
+    overlap = at_least(p.question, "defined only")
 
     def true(text: str) -> bool:
         _, _, a, b, _ = reading(text)
-        return holds(text, lag_r(p.span(a, days), p.span(b, days), 0), bins)
+        return holds(text, lag_r(p.span(a, days), p.span(b, days), 0, overlap), bins)
 
     return pick(p.options, true)

@@ -6,7 +6,7 @@ import math
 import re
 
 from tests.validity.prompt import Prompt
-from tests.validity.solvers._common import Unsolvable, dates_in, lag_r, number, pick
+from tests.validity.solvers._common import Unsolvable, at_least, dates_in, lag_r, number, pick
 
 
 def solve(p: Prompt) -> str:
@@ -19,7 +19,8 @@ def solve(p: Prompt) -> str:
         raise Unsolvable("window end is not the last shown day")
     max_lag = int(re.search(r"lags −(\d+)", p.question).group(1))  # type: ignore[union-attr]
     x, y = p.span(x_name, days), p.span(y_name, days)
-    rs = {lag: lag_r(x, y, lag) for lag in range(-max_lag, max_lag + 1)}
+    overlap = at_least(p.question, "a lag counts only")
+    rs = {lag: lag_r(x, y, lag, overlap) for lag in range(-max_lag, max_lag + 1)}
     finite = [(abs(r), -abs(lag), -lag, lag) for lag, r in rs.items() if math.isfinite(r)]
     if not finite:
         raise Unsolvable("no lag has a defined r")

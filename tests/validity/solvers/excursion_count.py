@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 from tests.validity.prompt import Prompt, find_metric
-from tests.validity.solvers._common import dates_in, number, pick, runs, trailing
+from tests.validity.solvers._common import at_least, dates_in, number, pick, runs, trailing
 
 
 def solve(p: Prompt) -> str:
@@ -18,7 +18,7 @@ def solve(p: Prompt) -> str:
     above, k = m.group(1) == "≥", abs(number(m.group(2)))
     baseline = int(re.search(r"SD of the previous (\d+) days", p.question).group(1))  # type: ignore[union-attr]
     x = p.values(metric)
-    mean, sd = trailing(x, baseline, "mean_sd")
+    mean, sd = trailing(x, baseline, "mean_sd", at_least(p.question, "missing days"))
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (x - mean) / sd
     signed = z if above else -z

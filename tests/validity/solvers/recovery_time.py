@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 from tests.validity.prompt import Prompt, find_metric
-from tests.validity.solvers._common import Unsolvable, dates_in, pick, runs, trailing
+from tests.validity.solvers._common import Unsolvable, at_least, dates_in, pick, runs, trailing
 
 
 def solve(p: Prompt) -> str:
@@ -19,7 +19,7 @@ def solve(p: Prompt) -> str:
     assert r is not None, p.question
     k, above, window, k_back = float(m.group(2)), m.group(3) == "above", int(m.group(4)), float(r.group(1))
     x = p.values(metric)
-    mean, sd = trailing(x, window, "mean_sd")
+    mean, sd = trailing(x, window, "mean_sd", at_least(p.question, "missing days skipped"))
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (x - mean) / sd
     hit = np.nan_to_num(z if above else -z, nan=-np.inf) >= k

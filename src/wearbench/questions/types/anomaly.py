@@ -6,8 +6,9 @@ window plus the 28 days before it), and :func:`argmax_pair` over the window days
 ``|z|``. The answer is the day with the largest ``|z|``.
 
 Options are ten days of the window: the answer, the runner-up and the next-ranked days, each
-with one adjacent day (the "adjacent window" distractors), filled with other window days at
-random.
+with one adjacent day (the "adjacent window" distractors), filled with random adjacent pairs
+of other window days (:func:`paired_options`): every option, not only the answer, has a
+neighbour among the options, so the layout carries no information.
 
 Dead-bands (drop, never approximate): the top day must itself be an excursion
 (``|z| ≥ MIN_Z``) and beat the runner-up by ``MARGIN`` SD units.
@@ -49,7 +50,7 @@ class Anomaly(QuestionType):
     """Which day of the 28-day window deviates most from the personal baseline."""
 
     name = "anomaly"
-    version = 2
+    version = 3
     labels = Labels("data", "single", "definition", "window")
     min_history = 28 + BASELINE_DAYS
     max_per_user = 2

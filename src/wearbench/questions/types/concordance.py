@@ -75,6 +75,8 @@ def _name(metric: str) -> str:
 
 
 MIN_COVERAGE = 0.7
+#: Fewest days with both values for a pair's r to be defined (stated in the stem).
+MIN_OVERLAP = 14
 N_OPTIONS = 10
 #: Assumed share of each linked pair among the answers (a design prior, as :data:`LABEL_PRIOR`).
 PAIR_PRIOR: Mapping[str, float] = {f"{a}~{b}": 1.0 for a, b, _ in PAIRS}
@@ -116,7 +118,7 @@ class Concordance(QuestionType):
     """Whether two linked signals moved together in health terms over the window, and how tightly."""
 
     name = "concordance"
-    version = 3
+    version = 4
     labels = Labels("health", "cross", "population", "window")
     max_per_user = 2
 
@@ -131,7 +133,7 @@ class Concordance(QuestionType):
                 continue
             label, gates = concordance_gates(POLARITY[a] * xa, POLARITY[b] * xb, rng)
             ok = np.isfinite(xa) & np.isfinite(xb)
-            if ok.sum() >= 14:
+            if ok.sum() >= MIN_OVERLAP:
                 signed[(a, b)] = float(np.corrcoef(POLARITY[a] * xa[ok], POLARITY[b] * xb[ok])[0, 1])
             if label is not None and gates.passed:
                 found.append((a, b, label, gates))
@@ -156,7 +158,9 @@ class Concordance(QuestionType):
         chosen = weighted_sample(pool_opts, [_weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         for pa, pb in sorted({(a, b), *((o[0], o[1]) for o in chosen)}):
-            lc = g.call("lagged_correlation", g.series(pa, w), g.series(pb, w), max_lag=0)
+            lc = g.call(
+                "lagged_correlation", g.series(pa, w), g.series(pb, w), max_lag=0, min_overlap=MIN_OVERLAP
+            )
             g.output(f"r:{pa}~{pb}", lc["best_r"])
         distractors = tuple(_statement(*o) for o in chosen)
         ev = g.evidence()
@@ -168,10 +172,11 @@ class Concordance(QuestionType):
         text = (
             f"Over the 28 days ending {g.end_date}, which of these readings of how two of this user's "
             f"linked signals moved together from day to day is correct? (Same-day Pearson r of the "
-            f"daily values; higher resting HR and stress, and lower HRV, sleep and sleep efficiency, "
-            f"count as poorer. Concordant: a poorer day in one was a poorer day in the other, one "
-            f"shared physiological state; discordant: the two trade off. Grade of |r|: {_grades()}, "
-            f"the last closed at 1.)"
+            f"daily values over the days where both are present, defined only with at least "
+            f"{MIN_OVERLAP} such days; higher resting HR and stress, and lower HRV, sleep and sleep "
+            f"efficiency, count as poorer. Concordant: a poorer day in one was a poorer day in the "
+            f"other, one shared physiological state; discordant: the two trade off. Grade of |r|: "
+            f"{_grades()}, the last closed at 1.)"
         )
         return Draft(
             text,

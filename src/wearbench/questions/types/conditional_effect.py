@@ -1,26 +1,29 @@
-"""Next-day effect of a personal low or high of one signal on another (data · cross · history).
+"""Effects of personal lows or highs of one signal on another, as readings (data · cross · history).
 
-Population-grounded. A condition from :data:`CONDITIONS` (e.g. a short-sleep night: sleep below
-the user's own 20th percentile over the history shown) and a response (resting HR, HRV,
-stress, ...) are chosen; ``conditional_mean_difference`` over the whole history (up to 500
-days) gives the response's mean after condition days minus after other days, in SD units of
-the response. Sleep on a date is the night ending that morning, so "after a short-sleep
-night" reads the response on the same date (lag 0); day conditions (stress, steps) read the
-next day (lag 1).
+Population-grounded. A menu entry (*family*) is a condition from :data:`CONDITIONS` (e.g. a
+short-sleep night: sleep below the user's own 20th percentile over the history shown) and a
+response (resting HR, HRV, stress, ...); ``conditional_mean_difference`` over the whole history
+(up to 500 days) gives the response's mean after condition days minus after other days, in SD
+units of the response. Sleep on a date is the night ending that morning, so "after a
+short-sleep night" reads the response on the same date (lag 0); day conditions (stress, steps)
+read the next day (lag 1). Every condition is defined in the stem.
 
-The answer is the direction × magnitude bin of the effect (bins in SD units,
-:data:`wearbench.grounding.EFFECT_EDGES`; effects below 0.3 SD are dropped as no clear effect,
-effects of 3 SD or more as implausible).
-It is kept only when it passes every gate (:func:`wearbench.grounding.conditional_gates`):
-dead-band around every bin edge, 30-resample day bootstrap (≥ 24), leave-one-day-out, and
-stability of the label with the personal cut moved by ±5 percentiles. Options: ten consecutive
-classes of the signed scale :data:`SCALE` (seven lower bins, largest first, then seven higher
-bins), all in one template (``-0.9 to -0.6 SD: the response decreased after such days``; the
-response is named in the stem only, so an option's wording does not carry it). The window is
-placed so the answer's rank among the ten is spread evenly over items
-(:func:`wearbench.grounding.spread_window` with :data:`SCALE_PRIOR`), so no option is guessable
-from where its number falls. When several menu entries pass, the rarer direction ("higher") is
-preferred with probability :data:`HIGHER_PREFERENCE`, flattening the answers.
+A *reading* is a family with a direction × magnitude class of its effect (bins in SD units,
+:data:`wearbench.grounding.EFFECT_EDGES`; below 0.3 SD is no clear effect, 3 SD or more is
+implausible), in one template (``After short-sleep nights, resting HR: +0.3 to +0.6 SD
+(higher)``). The answer is the reading of one family that passes every gate
+(:func:`wearbench.grounding.conditional_gates`: dead-band around every bin edge, 30-resample
+day bootstrap (≥ 24), leave-one-day-out, stability with the personal cut moved by ±5
+percentiles); among the families that pass, rarer readings are preferred (weight 1 /
+:data:`CLASS_PRIOR`). The nine distractors are readings of any covered family (the answer's
+included) that its effect contradicts even when moved by the dead-band, drawn with weight
+:data:`CLASS_PRIOR` of their class: real effects nearly always go the textbook way
+(:data:`USUAL_DIRECTION`) at 0.3–1.3 SD, so those readings are also the commonest distractors
+and each is right about one time in ten it is shown, while readings against the textbook
+(implausible) appear about as often as they are answers. A model that knows only the usual
+direction and size of each response then has several equally plausible options and no way to
+tell which family is the measured one. Evidence: every shown family's effect
+(``effect:<condition>-><response>``).
 """
 
 from __future__ import annotations
@@ -33,16 +36,17 @@ from typing import Any, Literal
 import numpy as np
 
 from wearbench.grounding import (
+    EFFECT_DEAD_BAND,
     EFFECT_EDGES,
     conditional_gates,
     conditional_label,
     conditional_pass_batch,
+    conditional_prefilter,
     family_null,
-    spread_window,
 )
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._helpers import fmt_value
+from wearbench.questions._helpers import weighted_sample
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Option, QuestionType, question
 
@@ -85,23 +89,48 @@ CONDITIONS: tuple[Condition, ...] = (
     ),
 )  # fmt: skip
 _MENU = tuple((c, r) for c in CONDITIONS for r in c.responses)
+_BY_KEY = {c.key: c for c in CONDITIONS}
 
-
-#: The signed scale of classes shown: lower bins (largest first), then higher bins.
-SCALE: tuple[tuple[str, int], ...] = (
-    *(("lower", k) for k in reversed(range(len(EFFECT_EDGES) - 1))),
-    *(("higher", k) for k in range(len(EFFECT_EDGES) - 1)),
-)
-#: Assumed frequency of each class of :data:`SCALE` as the answer (a design prior for
-#: :func:`spread_window`: effects of 0.3–1.3 SD dominate).
-SCALE_PRIOR: tuple[float, ...] = (
-    0.002, 0.002, 0.002, 0.01, 0.18, 0.21, 0.18, 0.17, 0.12, 0.15, 0.01, 0.002, 0.002, 0.002
-)  # fmt: skip
-N_SHOWN = 10
-#: Chance that an item prefers a "higher" effect when several menu entries pass (lower
-#: effects pass more often; preferring the rarer direction flattens the answers).
-HIGHER_PREFERENCE = 0.6
-_WORD = {"higher": "increased", "lower": "decreased"}
+#: Condition → response: the textbook direction of the response after such days (a design
+#: table for the distractor weights; the knowledge-prior baseline holds the same knowledge).
+USUAL_DIRECTION: Mapping[str, str] = {
+    "short_sleep->resting_hr": "higher",
+    "short_sleep->hrv": "lower",
+    "short_sleep->stress": "higher",
+    "poor_sleep_efficiency->resting_hr": "higher",
+    "poor_sleep_efficiency->hrv": "lower",
+    "poor_sleep_efficiency->stress": "higher",
+    "high_stress->sleep_efficiency": "lower",
+    "high_stress->hrv": "lower",
+    "high_stress->resting_hr": "higher",
+    "high_stress->sleep_minutes": "lower",
+    "high_activity->resting_hr": "lower",
+    "high_activity->stress": "lower",
+    "high_activity->sleep_minutes": "higher",
+}
+_N_BINS = len(EFFECT_EDGES) - 1
+#: Assumed frequency of each class as the answer, by whether its direction is the family's
+#: usual one and by magnitude bin (a design prior, measured on the default synthetic cohort:
+#: gated effects go the usual way at 0.3–1.3 SD). Distractors are drawn with this weight and
+#: answers preferred with its inverse, so each reading is right about one time in ten shown.
+CLASS_PRIOR: Mapping[bool, tuple[float, ...]] = {
+    True: (0.36, 0.28, 0.36, 0.01, 0.003, 0.002, 0.002),
+    False: (0.02, 0.005, 0.003, 0.001, 0.001, 0.001, 0.001),
+}
+N_OPTIONS = 10
+_SHORT = {
+    "short_sleep": "After short-sleep nights",
+    "poor_sleep_efficiency": "After poor-efficiency nights",
+    "high_stress": "After high-stress days",
+    "high_activity": "After high-activity days",
+}
+_RESPONSE = {
+    "resting_hr": "resting HR",
+    "hrv": "HRV",
+    "stress": "stress",
+    "sleep_minutes": "sleep minutes",
+    "sleep_efficiency": "sleep efficiency",
+}
 
 
 def _interval(direction: str, k: int) -> tuple[float, float]:
@@ -109,90 +138,155 @@ def _interval(direction: str, k: int) -> tuple[float, float]:
     return (lo, hi) if direction == "higher" else (-hi, -lo)
 
 
-def _options(
-    cond: Condition, response: str, label: tuple[str, int], rng: np.random.Generator
-) -> list[Option]:
-    """Ten consecutive classes of :data:`SCALE` (one template), the answer at a spread position."""
-    window = spread_window(SCALE.index(label), len(SCALE), N_SHOWN, SCALE_PRIOR, rng)
-    out = []
-    for direction, k in (SCALE[i] for i in window):
-        lo, hi = _interval(direction, k)
-        text = f"{lo:+.1f} to {hi:+.1f} SD: the response {_WORD[direction]} after such days"
-        claim = {"family": f"{cond.key}->{response}", "direction": direction, "bin": k}
-        out.append(Option(text, claim))
-    return out
+def class_weight(family: str, direction: str, k: int) -> float:
+    """:data:`CLASS_PRIOR` of a reading (usual direction or not, magnitude bin ``k``)."""
+    return CLASS_PRIOR[USUAL_DIRECTION.get(family) == direction][k]
 
 
-def _find(ctx: UserContext, end: int, days: int, rng: np.random.Generator) -> tuple[Condition, str, Any]:
-    """A gated condition → response, preferring a drawn direction (the rarer one more often)."""
-    prefer = "higher" if rng.random() < HIGHER_PREFERENCE else "lower"
-    fallback = None
-    for i in rng.permutation(len(_MENU)):
-        cond, response = _MENU[int(i)]
+def reading(family: str, direction: str, k: int) -> Option:
+    """One reading of one family in the shared template."""
+    cond, response = family.split("->")
+    lo, hi = _interval(direction, k)
+    text = f"{_SHORT[cond]}, {_RESPONSE[response]}: {lo:+.1f} to {hi:+.1f} SD ({direction})"
+    return Option(text, {"family": family, "direction": direction, "bin": k})
+
+
+def clearly_false(effect: float, direction: str, k: int) -> bool:
+    """The reading is wrong for ``effect`` even when it moves by the dead-band (NaN: never false)."""
+    if not math.isfinite(effect):
+        return False
+    return all(
+        conditional_label(effect + d) != (direction, k) for d in (-EFFECT_DEAD_BAND, 0.0, EFFECT_DEAD_BAND)
+    )
+
+
+def distractor_pool(effects: Mapping[str, float], answer: tuple[str, str, int]) -> list[tuple[str, str, int]]:
+    """Every reading of a covered family that its effect clearly contradicts (not the answer)."""
+    return [
+        (family, direction, k)
+        for family, effect in sorted(effects.items())
+        for direction in ("higher", "lower")
+        for k in range(_N_BINS)
+        if (family, direction, k) != answer and clearly_false(effect, direction, k)
+    ]
+
+
+def _effects(ctx: UserContext, end: int, days: int) -> dict[str, float]:
+    """Effect (SD) of every menu family with enough data (NaN where undefined)."""
+    out = {}
+    for cond, response in _MENU:
         x, y = ctx.span(cond.driver, end, days), ctx.span(response, end, days)
         if min(np.isfinite(x).mean(), np.isfinite(y).mean()) < MIN_COVERAGE:
             continue
+        eff, _ = conditional_prefilter(x, y, quantile=cond.quantile, side=cond.side, lag=cond.lag)
+        out[f"{cond.key}->{response}"] = float(eff)
+    return out
+
+
+def _find(
+    ctx: UserContext, end: int, days: int, covered: Sequence[str], rng: np.random.Generator
+) -> tuple[Condition, str, Any]:
+    """A gated family among ``covered``, rarer readings preferred (weight 1 / class prior)."""
+    found = []
+    for family in covered:
+        key, response = family.split("->")
+        cond = _BY_KEY[key]
+        x, y = ctx.span(cond.driver, end, days), ctx.span(response, end, days)
         gates = conditional_gates(x, y, rng, quantile=cond.quantile, side=cond.side, lag=cond.lag)
-        if gates.passed:
-            if (gates.stats["effect"] > 0) == (prefer == "higher"):
-                return cond, response, gates
-            fallback = fallback or (cond, response, gates)
-    if fallback is None:
+        label = conditional_label(float(gates.stats["effect"])) if gates.passed else None
+        if label is not None:
+            found.append((cond, response, gates, 1.0 / class_weight(family, *label)))
+    if not found:
         raise Drop("no condition and response pass the population gates")
-    return fallback
+    w = np.array([f[3] for f in found])
+    cond, response, gates, _ = found[int(rng.choice(len(found), p=w / w.sum()))]
+    return cond, response, gates
+
+
+def _definitions() -> str:
+    parts = []
+    for c in CONDITIONS:
+        where = "below" if c.side == "below" else "above"
+        read = "the same date" if c.lag == 0 else "the next day"
+        name = c.driver.replace("_", " ")
+        parts.append(
+            f"{_SHORT[c.key].removeprefix('After ').lower()}: {name} at or {where} the user's own "
+            f"{round(c.quantile * 100)}th percentile over these days, response read on {read}"
+        )
+    return "; ".join(parts)
 
 
 @question()
 class ConditionalEffect(QuestionType):
-    """Direction and size of a response's shift after a personal low or high of a driver."""
+    """Which reading (family, direction and size) of responses after personal lows/highs holds."""
 
     name = "conditional_effect"
-    version = 2
+    version = 3
     labels = Labels("data", "cross", "population", "history")
     min_history = 120
     max_per_user = 2
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
-        """Find a gated condition → response effect over the history and ask for its size."""
+        """Find a gated family over the history; ask which of ten readings of families is right."""
         days = min(HISTORY_DAYS, end + 1)
-        cond, response, gates = _find(ctx, end, days, rng)
-        g = Graph(ctx, str(ctx.dates[end]))
-        ce = g.call(
-            "conditional_mean_difference",
-            g.series(cond.driver, days),
-            g.series(response, days),
-            quantile=cond.quantile,
-            side=cond.side,
-            lag=cond.lag,
-        )
-        g.output("effect", ce["effect"])
-        label = conditional_label(float(ce.value.effect))
-        if label is None or label != conditional_label(float(gates.stats["effect"])):
+        effects = _effects(ctx, end, days)
+        cond, response, gates = _find(ctx, end, days, sorted(effects), rng)
+        family = f"{cond.key}->{response}"
+        label = conditional_label(float(gates.stats["effect"]))
+        if label is None:  # _find keeps labelled effects only
             raise Drop("primitive and gate kernel disagree")
-        options = _options(cond, response, label, rng)
-        correct = next(o for o in options if (o.claim["direction"], o.claim["bin"]) == label)
-        name = response.replace("_", " ")
+        answer = (family, *label)
+        pool_opts = distractor_pool(effects, answer)
+        if len(pool_opts) < N_OPTIONS - 1:
+            raise Drop("too few families covered for distractors")
+        chosen = weighted_sample(pool_opts, [class_weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
+        g = Graph(ctx, str(ctx.dates[end]))
+        for fam in sorted({family, *(o[0] for o in chosen)}):
+            key, resp = fam.split("->")
+            c = _BY_KEY[key]
+            ce = g.call(
+                "conditional_mean_difference",
+                g.series(c.driver, days),
+                g.series(resp, days),
+                quantile=c.quantile,
+                side=c.side,
+                lag=c.lag,
+            )
+            g.output(f"effect:{fam}", ce["effect"])
+        correct = reading(*answer)
+        distractors = tuple(reading(*o) for o in chosen)
+        ev = g.evidence()
+        if not self.check(correct.claim, ev) or any(self.check(o.claim, ev) for o in distractors):
+            raise Drop("primitive and gate kernel disagree")
+        metrics = tuple(
+            dict.fromkeys(
+                m
+                for o in (correct, *distractors)
+                for m in (_BY_KEY[o.claim["family"].split("->")[0]].driver, o.claim["family"].split("->")[1])
+            )
+        )
         text = (
-            f"Over the {days} days ending {g.end_date}, how does this user's {name} (the response) "
-            f"{cond.phrase} compare with the other days? (Mean after such days minus mean after the "
-            f"other days, in SDs of their daily {name}; 1 SD ≈ {fmt_value(float(ce.value.sd), response)}; "
-            f"sleep on a date is the night ending that morning.)"
+            f"Over the {days} days ending {g.end_date}, which of these readings of how this user's "
+            f"signals responded after their personal lows or highs is correct? ({_definitions()}. "
+            f"Each reading is the mean of the response after such days minus its mean after the other "
+            f"days, in SDs of the response's daily values over the days compared; sleep on a date is "
+            f"the night ending that morning.)"
         )
         return Draft(
             text,
             correct,
-            tuple(o for o in options if o is not correct),
+            distractors,
             g,
-            (cond.driver, response),
-            grounding_ref=f"conditional:{cond.key}->{response}",
+            metrics,
+            grounding_ref=f"conditional:{family}",
             gates=gates.to_dict(),
-            variant=f"{cond.key}->{response}",
+            variant=family,
         )
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
-        """Direction and magnitude bin of the effect equal the claim's."""
-        effect = evidence["effect"]
+        """Direction and magnitude bin of the claimed family's effect equal the claim's."""
+        effect = evidence.get(f"effect:{claim['family']}")
         if effect is None or not math.isfinite(float(effect)):
             return False
         return conditional_label(float(effect)) == (claim["direction"], claim["bin"])

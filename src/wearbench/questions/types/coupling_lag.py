@@ -17,8 +17,9 @@ days: ...``; lag 0 is ``+0``, not "same day"). The window of lags is placed so t
 position among the five is spread evenly over items (:func:`wearbench.grounding.spread_window`
 with :data:`LAG_PRIOR`), so neither an extreme nor a middle lag number gives the answer away;
 the opposite sign at the correct lag is always shown. Windows whose answer is the textbook
-lag and sign (:data:`USUAL_COUPLING`), or one day off it, are thinned (:data:`USUAL_KEEP`) so
-that physiology alone does not pick the answer. Pattern family:
+sign (:data:`USUAL_COUPLING`) are thinned (:data:`USUAL_KEEP`), the most at or next to the
+usual lag, so that the usual and the opposite sign are about equally often the answer and
+physiology alone (usual sign, usual lag or one day off) does not pick it. Pattern family:
 ``coupling:<x>-><y>``; its cross-user null test uses the same gates.
 """
 
@@ -49,6 +50,8 @@ from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 MIN_COVERAGE = 0.7
+#: Fewest days with both values for a lag's r to count (stated in the stem).
+MIN_OVERLAP = 14
 #: Days between candidate window ends.
 STEP_DAYS = 14
 
@@ -86,11 +89,14 @@ USUAL_COUPLING: Mapping[str, tuple[int, int]] = {
     "exercise_minutes->exercise_count": (0, 1),
 }
 #: Share kept of the windows whose answer has the usual sign, by the answer's lag minus the
-#: usual lag (driver-to-response order). Planted and real couplings mostly follow the textbook,
-#: so without thinning a model that knows only physiology picks the usual lag and sign and is
-#: right about four times in ten; thinning the usual and next-to-usual lags flattens the
-#: answers over the plausible options (the knowledge-prior audit of the build checks the rest).
-USUAL_KEEP: Mapping[int, float] = {0: 0.2, -1: 0.4, 1: 0.4}
+#: usual lag (driver-to-response order; offsets not listed: 1). Planted and real couplings
+#: mostly follow the textbook (about 85% of raw answers have the usual sign, most of them
+#: within a day of the usual lag), so a model that knows only physiology would pick the usual
+#: sign and lag. Thinning usual-sign answers, the most near the usual lag, makes the usual and
+#: the opposite sign about equally often the answer and flattens the lags within the usual sign,
+#: so no textbook guess (usual sign at the usual lag, a day earlier or later) beats chance; the
+#: windows tried per user go up instead (``max_per_user`` is reached later).
+USUAL_KEEP: Mapping[int, float] = {0: 0.025, -1: 0.03, 1: 0.04, -2: 0.2, 2: 0.25, -3: 0.6, 3: 0.6}
 
 
 def usual_offset(pair: Pair, lag: int, sign: int) -> int | None:
@@ -170,7 +176,7 @@ class CouplingLag(QuestionType):
     """Lag and sign of the strongest coupling of a signal pair in the window."""
 
     name = "coupling_lag"
-    version = 3
+    version = 4
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -189,6 +195,7 @@ class CouplingLag(QuestionType):
             g.series(first, self.window_days),
             g.series(second, self.window_days),
             max_lag=MAX_LAG,
+            min_overlap=MIN_OVERLAP,
         )
         g.output("best_lag", lc["best_lag"])
         g.output("best_r", lc["best_r"])
@@ -200,7 +207,8 @@ class CouplingLag(QuestionType):
             f"Over the 28 days ending {g.end_date}, at which lag and with which sign is this user's {x} "
             f"most strongly correlated with their {y}? (Pearson correlation of {x}, the first signal, on "
             f"day t with {y}, the second, on "
-            f"day t + lag, for lags −{MAX_LAG} … +{MAX_LAG} days; the largest |r| wins.)"
+            f"day t + lag, for lags −{MAX_LAG} … +{MAX_LAG} days; a lag counts only with at least "
+            f"{MIN_OVERLAP} days where both values are present; the largest |r| wins.)"
         )
         return Draft(
             text,

@@ -8,8 +8,9 @@ the runs inside the span (``start ≥ window_start``, the index of the span's fi
 Options are the counts 0…``N_OPTIONS − 2`` and "``N_OPTIONS − 1`` or more" (the adjacent counts
 are the natural near-misses). The span is eight weeks, so that counts spread over the whole
 ladder (over four weeks they pile up at 0–2 and the top of any ten-count ladder is never the
-answer), and the commonest counts are subsampled (``KEEP_SHARE``) so that every count is about
-equally often the answer: the answer's rank among the options then carries no information.
+answer), and the commonest counts are subsampled *per threshold* (``KEEP_SHARE``) so that,
+for each ``k``, the counts it produces are about equally often the answer: neither the
+answer's rank among the options nor the textbook expectation of runs beyond ``k`` SD gives it.
 
 Dead-bands (drop, never approximate): any span day (or the day before the span) whose z-score
 lies within ``DEAD_BAND`` of the threshold ``k`` (a run could appear, vanish or split), a run
@@ -51,9 +52,16 @@ N_OPTIONS = 10
 #: Days counted (the question's span); end dates step by :data:`STEP_DAYS`.
 SPAN_DAYS = 56
 STEP_DAYS = 28
-#: Share of windows kept per count (the commonest counts are subsampled, seeded), set from the
-#: synthetic cohort's count distribution so that the counts 0…8 are about equally common.
-KEEP_SHARE = {0: 0.43, 1: 0.34, 2: 0.29, 3: 0.35, 4: 0.42, 5: 0.56, 6: 0.71, 7: 0.93}
+#: Share of windows kept per threshold ``k`` and count (unlisted: 1; seeded draws), set from the
+#: default synthetic cohort's raw counts per ``k`` (about 12 windows per count kept) so that,
+#: *for each threshold*, the counts it can produce are about equally often the answer: a model
+#: that knows the expected number of runs beyond ``k`` SD (or any other single guess per ``k``)
+#: then gains little over picking any count in that threshold's range.
+KEEP_SHARE: Mapping[float, Mapping[int, float]] = {
+    1.0: {3: 0.67, 4: 0.22, 5: 0.18, 6: 0.18, 7: 0.21, 8: 0.26, 9: 0.4},
+    1.5: {1: 0.5, 2: 0.19, 3: 0.15, 4: 0.19, 5: 0.43, 6: 0.92},
+    2.0: {0: 0.1, 1: 0.09, 2: 0.11, 3: 0.2, 4: 0.75},
+}
 
 
 def count_options(metric: str) -> list[Option]:
@@ -68,7 +76,7 @@ class ExcursionCount(QuestionType):
     """How many excursions beyond k SD of the personal baseline the window holds."""
 
     name = "excursion_count"
-    version = 2
+    version = 3
     labels = Labels("data", "single", "definition", "window")
     window_days = SPAN_DAYS
     min_history = SPAN_DAYS + BASELINE_DAYS
@@ -90,7 +98,7 @@ class ExcursionCount(QuestionType):
         z = g.call("zscore", s, window=b, min_count=b // 2, method="mean_sd")
         self._gate(np.asarray(z.value, dtype=float), runs.value, k, direction)
         count = sum(1 for r in runs.value if r.start >= b)
-        thin(count, KEEP_SHARE, rng)
+        thin(min(count, N_OPTIONS - 1), KEEP_SHARE.get(k, {}), rng)
         options = count_options(metric)
         text = self._text(metric, direction, k, ctx.span_dates(end, w))
         correct = options[min(count, N_OPTIONS - 1)]
@@ -115,8 +123,10 @@ class ExcursionCount(QuestionType):
             f"Between {dates[0]} and {dates[-1]} ({self.window_days} days), how many excursions "
             f"{direction} the personal baseline did this user's {name} have? For each day the "
             f"baseline is the mean and SD of the previous {BASELINE_DAYS} days (missing days "
-            f"skipped) and z = (value − mean) / SD; an excursion is a run of consecutive days with "
-            f"z {sign}{k:g}, and a missing day ends a run. Count the runs inside these dates."
+            f"skipped; defined only when at least {BASELINE_DAYS // 2} of them have data) and "
+            f"z = (value − mean) / SD; an excursion is a run of consecutive days with "
+            f"z {sign}{k:g}, and a missing day or a day without a defined baseline ends a run. "
+            "Count the runs inside these dates."
         )
 
     @staticmethod

@@ -5,8 +5,9 @@ calendar months, each month's mean over its present days and defined only with a
 ``MIN_DAYS`` present days; :func:`nan_argext` picks the highest (or lowest) defined month.
 
 Options are ten defined months: the answer, the runner-up and the next-ranked months, each
-with one adjacent month (the "adjacent period" distractors), filled with other months at
-random.
+with one adjacent month (the "adjacent period" distractors), filled with random adjacent pairs
+of other months (:func:`paired_options`): every option, not only the answer, has a neighbour
+among the options, so the layout carries no information.
 
 Dead-bands (drop, never approximate): the winner must beat the runner-up by ``MARGIN`` daily
 SDs of the metric over the history (no answer hinges on a near-tie), and at least ten months
@@ -63,7 +64,7 @@ class PeriodComparison(QuestionType):
     """Which calendar month of the history had the highest (or lowest) mean of a metric."""
 
     name = "period_comparison"
-    version = 1
+    version = 2
     labels = Labels("data", "single", "definition", "history")
     min_history = MIN_HISTORY
     max_per_user = 2

@@ -71,7 +71,7 @@ class RecoveryTime(QuestionType):
     """The date a metric was back at baseline after its most recent excursion (recovery time)."""
 
     name = "recovery_time"
-    version = 2
+    version = 3
     labels = Labels("data", "single", "definition", "history")
     min_history = LOOKBACK_DAYS
     max_per_user = 2
@@ -137,8 +137,10 @@ class RecoveryTime(QuestionType):
         return (
             f"Between {dates[0]} and {dates[-1]}, consider the most recent excursion of this "
             f"user's {name} ({unit}): a run of consecutive days with {name} {rel} the mean of the "
-            f"previous {BASELINE_DAYS} days (mean and SD of those days, missing days skipped; a "
-            "missing day ends a run). On which date, after the first day of that run, was "
+            f"previous {BASELINE_DAYS} days (mean and SD of those days, missing days skipped, "
+            f"defined only when at least {BASELINE_DAYS // 2} of them have data; a missing day or "
+            "a day without a defined baseline ends a run). On which date, after the first day of "
+            "that run, was "
             f"{name} first back within {K_RECOVER:g} SD of its pre-episode baseline (mean and SD "
             f"of the {BASELINE_DAYS} days before the run began)? Missing days never count as "
             "recovered."

@@ -56,6 +56,8 @@ from wearbench.questions._graph import Graph
 from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
+#: Fewest days with both values for a lag's r to count (stated in the stem).
+MIN_OVERLAP = 14
 #: Share of users whose candidate sets include one definitional pair.
 DEFINITIONAL_SHARE = 0.01
 N_CANDIDATES = 10
@@ -216,7 +218,7 @@ class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 
     name = "strongest_pair"
-    version = 3
+    version = 4
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -235,7 +237,9 @@ class StrongestPair(QuestionType):
             raise Drop("too few days present in the window")
         xs = np.stack([spans[p.x] for p in kept])
         ys = np.stack([spans[p.y] for p in kept])
-        r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG)[:, 0]
+        r = weighted_lag_corr(xs, ys, np.ones((1, xs.shape[-1])), max_lag=MAX_LAG, min_overlap=MIN_OVERLAP)[
+            :, 0
+        ]
         _, best_r = best_lag_index(r, MAX_LAG)
         return kept, xs, ys, best_r
 
@@ -263,6 +267,7 @@ class StrongestPair(QuestionType):
                 g.series(p.x, self.window_days),
                 g.series(p.y, self.window_days),
                 max_lag=MAX_LAG,
+                min_overlap=MIN_OVERLAP,
             )
             scores[p.name] = lc["best_r"]
         best = g.call("argmax_pair", scores, margin=MIN_MARGIN)
@@ -275,7 +280,8 @@ class StrongestPair(QuestionType):
         text = (
             f"Over the 28 days ending {g.end_date}, which of these signal pairs is most strongly coupled "
             f"in this user's data? (For each pair, the largest |Pearson r| between the first signal on "
-            f"day t and the second on day t + lag, lags −{MAX_LAG} … +{MAX_LAG} days.)"
+            f"day t and the second on day t + lag, lags −{MAX_LAG} … +{MAX_LAG} days; a lag counts only "
+            f"with at least {MIN_OVERLAP} days where both values are present.)"
         )
         return Draft(
             text,

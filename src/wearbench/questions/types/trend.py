@@ -117,7 +117,7 @@ class Trend(QuestionType):
     """Direction and size of a 28-day trend, or no clear trend."""
 
     name = "trend"
-    version = 4
+    version = 5
     labels = Labels("data", "single", "definition", "window")
     max_per_user = 2
 
