@@ -85,7 +85,9 @@ def holds(text: str, state: State, t_co: float) -> bool:
             if low not in _RHR or state.rhr != _RHR[low]:
                 return False
             continue
-        bal = re.fullmatch(r"illness balance \(hrv down, sleep up, steps down\) (at least|below) ([\d.]+) sd", low)
+        bal = re.fullmatch(
+            r"illness balance \(hrv down, sleep up, steps down\) (at least|below) ([\d.]+) sd", low
+        )
         if bal is not None:
             z = state.z
             index = (-z["hrv"] + z["sleep_minutes"] - z["steps"]) / 3.0

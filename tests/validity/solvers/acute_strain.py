@@ -1,4 +1,4 @@
-"""acute_strain: resting HR's two-day level and co-signal shifts of the focus days, matched to the patterns."""
+"""acute_strain: resting HR's two-day level and the focus days' co-signal shifts, matched to the patterns."""
 
 from __future__ import annotations
 

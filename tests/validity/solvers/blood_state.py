@@ -42,7 +42,9 @@ class Facts:
 
 def cuts(stem: str) -> Cuts:
     """The cut-offs from the stem's sentences."""
-    g = re.search(rf"fasting-glucose range \(normal under {_NUM} mg/dL, .*?, diabetes from {_NUM} mg/dL\)", stem)
+    g = re.search(
+        rf"fasting-glucose range \(normal under {_NUM} mg/dL, .*?, diabetes from {_NUM} mg/dL\)", stem
+    )
     a = re.search(rf"HbA1c range \(normal under {_NUM} %, .*?, diabetes from {_NUM} %\)", stem)
     h = re.search(rf"insulin-resistant from {_NUM}", stem)
     t = re.search(rf"Triglycerides are typical under .*? and raised from {_NUM} mg/dL", stem)
@@ -59,7 +61,7 @@ def cuts(stem: str) -> Cuts:
 
 
 def facts(panel: Mapping[str, float], sex: str, steps_above: bool, c: Cuts) -> Facts:
-    """The state of a draw (``fasting_glucose`` mg/dL, ``hba1c`` %, ``insulin`` µIU/mL or ``homa_ir``, lipids)."""
+    """The state of a draw: glucose mg/dL, HbA1c %, insulin µIU/mL (or ``homa_ir``), lipids mg/dL."""
     homa = panel["homa_ir"] if "homa_ir" in panel else panel["fasting_glucose"] * panel["insulin"] / 405.0
     level = max(
         sum(panel["fasting_glucose"] >= x for x in c.glucose), sum(panel["hba1c"] >= x for x in c.hba1c)
@@ -78,7 +80,11 @@ def holds(text: str, f: Facts) -> bool:
     if m is None:
         return False
     said = Facts(
-        m.group(1) == "above", m.group(2), m.group(3) == "insulin-resistant", m.group(4) == "raised", m.group(5) == "reduced"
+        m.group(1) == "above",
+        m.group(2),
+        m.group(3) == "insulin-resistant",
+        m.group(4) == "raised",
+        m.group(5) == "reduced",
     )
     return said == f
 

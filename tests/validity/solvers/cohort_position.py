@@ -1,4 +1,4 @@
-"""cohort_position: decile band of the window median among the shown reference cuts, read by the stem's rule."""
+"""cohort_position: decile band of the window median among the shown cuts, read by the stem's rule."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def rule(stem: str) -> tuple[int, int, tuple[str, str, str]]:
 
 def holds(text: str, decile: int, stem: str) -> bool:
     """Whether an option names the ``decile``-th band (0 = below P10) and the reading the rule gives it."""
-    m = re.fullmatch(r"Quantile rank ([\d.]+) to ([\d.]+) among peers: an? (\w+) position for long-term risk", text)
+    m = re.fullmatch(
+        r"Quantile rank ([\d.]+) to ([\d.]+) among peers: an? (\w+) position for long-term risk", text
+    )
     if m is None:
         return False
     lo_cut, hi_cut, words = rule(stem)

@@ -1,4 +1,4 @@
-"""differential_rhr: co-signal shifts of the focus days (resting HR up is the stem's premise), matched to the profiles."""
+"""differential_rhr: the focus days' co-signal shifts (resting HR up is the premise), matched to profiles."""
 
 from __future__ import annotations
 
