@@ -19,7 +19,7 @@ from wearbench._registry import Spec
 ENTRIES = list(registry.entries("primitive"))
 IDS = [e.name for e in ENTRIES]
 COSTS = {"cheap", "moderate", "expensive"}
-NOT_PRIMITIVES = {"bootstrap_days", "bootstrap_indices", "leave_one_day_out", "primitive"}
+NOT_PRIMITIVES = {"bootstrap_days", "bootstrap_indices", "cutoff_tables", "leave_one_day_out", "primitive"}
 
 #: Required keyword parameters (no default) per primitive; a new one must be added here.
 REQUIRED = {"recovery_time": {"onset": 60}}

@@ -203,6 +203,20 @@ def test_option_text_is_one_template() -> None:
     assert max(lengths) - min(lengths) <= 6  # glycaemia word: 5 letters; triglyceride word: 1
 
 
+def test_stem_states_every_cut_off_the_state_uses() -> None:
+    """The stem names each cut-off (ADA, NCEP ATP III, HOMA-IR 2.5) so the state is read from the prompt."""
+    draft = build(make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8}))
+    for phrase in (
+        "fasting-glucose range (normal under 100 mg/dL, prediabetes from 100 mg/dL, diabetes from 126 mg/dL)",
+        "HbA1c range (normal under 5.7 %, prediabetes from 5.7 %, diabetes from 6.5 %)",
+        "HOMA-IR = glucose × insulin / 405 is insulin-sensitive under 2.5 and insulin-resistant from 2.5.",
+        "Triglycerides are typical under 150 mg/dL and raised from 150 mg/dL",
+        "HDL is healthy from 40 mg/dL in men and 50 mg/dL in women and reduced under that",
+        "ranges, not a diagnosis",
+    ):
+        assert phrase in draft.question, phrase
+
+
 def test_distractors_are_shown_in_proportion_to_answer_counts() -> None:
     ctx = make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8})
     shown: dict[tuple[Any, ...], int] = {}

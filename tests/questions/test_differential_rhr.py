@@ -89,6 +89,11 @@ def test_option_texts_are_their_rules_in_words() -> None:
     assert EXPLANATIONS["illness_full"].text() == "HRV and steps down; sleep up; exercise steady or down"
     assert EXPLANATIONS["unexplained"].text() == "HRV, sleep, steps, exercise, stress and bedtime SD steady"
     assert set(KEPT) <= set(EXPLANATIONS)
+    # after a label the acronym keeps its case
+    assert (
+        option_text("illness_full", EXPLANATIONS["illness_full"], KEPT)
+        == "Illness-like: HRV and steps down; sleep up; exercise steady or down"
+    )
 
 
 def test_issue_example_steps_up_with_stress_is_stress() -> None:

@@ -17,19 +17,10 @@ SOLVER_FAILURES: Mapping[str, str] = {
         "the peer VO2max mean and SD the z-score uses (evidence ref_mean/ref_sd) are not shown; "
         "the cohort reference section has no vo2max row"
     ),
-    "cohort_position": "no prompt-only solver yet (reference percentiles are shown; reading rule unstated)",
-    "blood_state": "no prompt-only solver yet",
-    "acute_strain": "no prompt-only solver yet (wording under rework by the health helper)",
-    "differential_rhr": "no prompt-only solver yet (wording under rework by the health helper)",
 }
 
 #: Types whose option texts the text-level checker cannot judge against the evidence.
-OPTION_CHECKER_FAILURES: Mapping[str, str] = {
-    "acute_strain": "no text-level checker yet (wording under rework by the health helper)",
-    "differential_rhr": "no text-level checker yet (wording under rework by the health helper)",
-    "blood_state": "no text-level checker yet",
-    "cohort_position": "no text-level checker yet",
-}
+OPTION_CHECKER_FAILURES: Mapping[str, str] = {}
 
 #: Rules the key applies but the stem never states, found by the solver on the default build
 #: (type → what is missing and example item ids). A type whose share of affected items is small
@@ -38,9 +29,5 @@ DEFECTS: Mapping[str, str] = {
     "fitness_prediction": (
         "the peer VO2max mean and SD are not in the prompt (evidence ref_mean/ref_sd only), e.g. "
         "wb-00559b47572d; the option checker, which sees them, finds exactly the key in 377/377"
-    ),
-    "cohort_position": (
-        "the band-to-reading rule (which bands are unfavourable / intermediate / advantageous per "
-        "metric) is not stated in the stem, e.g. wb-00f745f9b297 (ref helper is rewording)"
     ),
 }

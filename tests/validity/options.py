@@ -12,7 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tests.validity.solvers import (
+    _strain,
     activity_recommendation,
+    blood_state,
+    cohort_position,
     concordance,
     conditional_effect,
     coupling_lag,
@@ -125,12 +128,56 @@ def _fitness(text: str, ev: Mapping[str, Any], stem: str) -> bool:
     return (m.group(1), m.group(2), m.group(3)) == (band, risk, trend)
 
 
+def _cohort(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    """Decile of the evidence band (``<P10`` … ``>P90``) and the stem's reading of it."""
+    band = str(ev["band"])
+    decile = 0 if band.startswith("<") else 9 if band.startswith(">") else int(band[1:].split("-")[0]) // 10
+    return cohort_position.holds(text, decile, stem)
+
+
+def _blood(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    """Biomarker values of the flags judged by the stem's cut-offs; steps percentile vs 50."""
+    flags, pct = ev.get("flags") or {}, ev.get("steps_pct")
+    keys = ("fasting_glucose", "hba1c", "homa_ir", "triglycerides", "hdl")
+    if pct is None or pct == 50.0 or any(k not in flags for k in keys):
+        return False
+    panel = {k: float(flags[k]["value"]) for k in keys}
+    facts = blood_state.facts(panel, str(ev["sex"]), pct > 50.0, blood_state.cuts(stem))
+    return blood_state.holds(text, facts)
+
+
+def _strain_state(ev: Mapping[str, Any], stem: str, judge_rhr: bool) -> _strain.State | None:
+    rules = _strain.rules(stem)
+    if ev["rhr_high"] is None or ev["rhr_low"] is None:
+        return None
+    high, low = float(ev["rhr_high"]), float(ev["rhr_low"])
+    rhr = "up" if high >= rules.k_rhr else "under" if low <= -rules.k_rhr else "steady"
+    if not judge_rhr and rhr != "up":  # differential_rhr: the stem's premise must hold
+        return None
+    z = {k[2:]: float(v) for k, v in ev.items() if k.startswith("z_") and v is not None}
+    return _strain.State(rhr if judge_rhr else None, z)
+
+
+def _acute(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    state = _strain_state(ev, stem, judge_rhr=True)
+    return state is not None and _strain.holds(text, state, _strain.rules(stem).t_co)
+
+
+def _differential(text: str, ev: Mapping[str, Any], stem: str) -> bool:
+    state = _strain_state(ev, stem, judge_rhr=False)
+    return state is not None and _strain.holds(text, state, _strain.rules(stem).t_co)
+
+
 CHECKERS: Mapping[str, Checker] = {
     "activity_recommendation": _activity,
+    "acute_strain": _acute,
     "anomaly": _anomaly,
+    "blood_state": _blood,
+    "cohort_position": _cohort,
     "concordance": _concordance,
     "conditional_effect": _conditional,
     "coupling_lag": _coupling,
+    "differential_rhr": _differential,
     "excursion_count": _excursions,
     "fitness_prediction": _fitness,
     "period_comparison": _period,

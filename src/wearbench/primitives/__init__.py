@@ -16,7 +16,7 @@ from wearbench.primitives._baselines import MAD_TO_SD, Baseline, robust_zscore, 
 from wearbench.primitives._blood import Flag, homa_ir, threshold_flags
 from wearbench.primitives._conditional import ConditionalEffect, conditional_mean_difference
 from wearbench.primitives._correlation import LagCorrelation, PairWinner, argmax_pair, lagged_correlation
-from wearbench.primitives._cutoffs import FLAG_BIOMARKERS
+from wearbench.primitives._cutoffs import FLAG_BIOMARKERS, cutoff_tables
 from wearbench.primitives._excursions import Run, excursion_count, excursions, recovery_time
 from wearbench.primitives._percentile import percentile_band, percentile_rank
 from wearbench.primitives._reduce import count_days, count_valid, nan_argext, nan_stat
@@ -44,6 +44,7 @@ __all__ = [
     "conditional_mean_difference",
     "count_days",
     "count_valid",
+    "cutoff_tables",
     "excursion_count",
     "excursions",
     "focus_shift",

@@ -7,10 +7,14 @@ from collections.abc import Callable
 from tests.validity.prompt import Prompt
 from tests.validity.solvers import (
     activity_recommendation,
+    acute_strain,
     anomaly,
+    blood_state,
+    cohort_position,
     concordance,
     conditional_effect,
     coupling_lag,
+    differential_rhr,
     excursion_count,
     period_comparison,
     recovery_time,
@@ -24,10 +28,14 @@ __all__ = ["SOLVERS", "Unsolvable"]
 
 SOLVERS: dict[str, Callable[[Prompt], str]] = {
     "activity_recommendation": activity_recommendation.solve,
+    "acute_strain": acute_strain.solve,
     "anomaly": anomaly.solve,
+    "blood_state": blood_state.solve,
+    "cohort_position": cohort_position.solve,
     "concordance": concordance.solve,
     "conditional_effect": conditional_effect.solve,
     "coupling_lag": coupling_lag.solve,
+    "differential_rhr": differential_rhr.solve,
     "excursion_count": excursion_count.solve,
     "period_comparison": period_comparison.solve,
     "recovery_time": recovery_time.solve,

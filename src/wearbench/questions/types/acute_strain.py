@@ -190,9 +190,14 @@ class Pattern:
 
 
 def option_text(key: str, pattern: Pattern, kept: Mapping[str, str]) -> str:
-    """Option text: the pattern, after its causal label when the label holds (:data:`KEPT`)."""
+    """Option text: the pattern, after its causal label when the label holds (:data:`KEPT`).
+
+    After a label the pattern's first letter is lowered unless it starts an acronym ("HRV").
+    """
     body = pattern.text()
-    return f"{kept[key]}: {body[0].lower()}{body[1:]}" if key in kept else body
+    if key not in kept:
+        return body
+    return f"{kept[key]}: {body[0].lower() + body[1:] if body[1:2].islower() else body}"
 
 
 _ALL = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")

@@ -19,9 +19,11 @@ The state has four parts, each decided by the flags alone:
 Options are the correct state and nine other states (each a misreading of at least one flag),
 drawn from all 47 others with weights :func:`answer_weight` (a documented table of how often
 each state is the answer, so every state is shown about ten times as often as it is correct),
-written in one template whose slots are single words (only "diabetic" is shorter than its
-alternatives). Windows whose state is one of the commonest answers are thinned at random
-(:data:`KEEP`, seeded by the item's ``rng``). Dead-bands:
+written in one template whose slots are single words (only the glycaemia word varies in
+length). The stem states every cut-off with its number (:func:`cutoff_text`, read from the
+cut-off table), so the state is derivable from the prompt alone. Windows whose state is one of
+the commonest answers are thinned at random (:data:`KEEP`, seeded by the item's ``rng``).
+Dead-bands:
 a panel is dropped when moving any biomarker by a small analytical margin (glucose 2 mg/dL,
 HbA1c 0.05 %, TG 3 mg/dL, HDL 1 mg/dL, HOMA-IR 0.1) would change its part of the state; a
 window is dropped when the steps percentile lies within 5 percentile points of the median.
@@ -34,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.primitives import homa_ir, threshold_flags
+from wearbench.primitives import cutoff_tables, homa_ir, threshold_flags
 from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
@@ -54,7 +56,8 @@ LIPIDS = ("normal", "high_tg", "low_hdl", "atherogenic")
 ACTIVITY = ("lower", "higher")
 
 #: Option wording: every slot's alternatives are single words of one length class, no negation
-#: or hedge words, none shared with the stem, so the text alone does not single out any state.
+#: or hedge words; the stem names every alternative of every slot (:func:`cutoff_text`), so no
+#: option shares more words with it than another and the text alone does not single out any state.
 #: Single draws give range statements, never diagnoses (the card: one draw does not diagnose).
 _GLYC_TEXT = {"normal": "normal", "prediabetes": "prediabetes", "diabetes": "diabetes"}
 _IR_TEXT = {False: "insulin-sensitive", True: "insulin-resistant"}
@@ -101,6 +104,40 @@ def knife_edge(panel: Mapping[str, float], sex: str) -> bool:
             if _blood_part(moved, sex) != base:
                 return True
     return False
+
+
+def _lower(biomarker: str, category: str, sex: str | None = None) -> str:
+    """Inclusive lower bound of ``category`` in the default cut-off table, as printed in the stem.
+
+    ``sex`` picks the sex-specific bands (``"F"``/``"M"``); None takes the one set of bands.
+    """
+    bands = cutoff_tables()["default"][biomarker].bands
+    chosen = bands[sex] if sex is not None else next(iter(bands.values()))
+    band = next(b for b in chosen if b.category == category)
+    if band.lower is None or not band.lower_inclusive:
+        raise ValueError(f"cutoffs.json: {biomarker} {category}: no inclusive lower bound to state")
+    return f"{band.lower:g}"
+
+
+def cutoff_text() -> str:
+    """The stem's statement of every cut-off the state uses, read from the default cut-off table.
+
+    Each option slot's alternatives all appear here (or none does), so no option shares more
+    words with the stem than another (the shortcut audit's ``stem_overlap`` stays constant).
+    """
+    glu = (_lower("fasting_glucose", "prediabetes"), _lower("fasting_glucose", "diabetes"))
+    a1c = (_lower("hba1c", "prediabetes"), _lower("hba1c", "diabetes"))
+    homa, tg = _lower("homa_ir", "insulin_resistant"), _lower("triglycerides", "borderline_high")
+    hdl = {sex: _lower("hdl", "normal", sex) for sex in ("M", "F")}
+    return (
+        "One draw gives ranges, not a diagnosis. Glycaemia is the worse of the fasting-glucose range "
+        f"(normal under {glu[0]} mg/dL, prediabetes from {glu[0]} mg/dL, diabetes from {glu[1]} mg/dL) "
+        f"and the HbA1c range (normal under {a1c[0]} %, prediabetes from {a1c[0]} %, diabetes from "
+        f"{a1c[1]} %) (ADA). HOMA-IR = glucose × insulin / 405 is insulin-sensitive under {homa} and "
+        f"insulin-resistant from {homa}. Triglycerides are typical under {tg} mg/dL and raised from "
+        f"{tg} mg/dL; HDL is healthy from {hdl['M']} mg/dL in men and {hdl['F']} mg/dL in women and "
+        "reduced under that (NCEP ATP III)."
+    )
 
 
 def describe(state: Mapping[str, Any]) -> str:
@@ -198,7 +235,7 @@ class BloodState(QuestionType):
     """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level."""
 
     name = "blood_state"
-    version = 4
+    version = 5
     labels = Labels("health", "cross", "literature", "history")
     max_per_user = 8  # more windows per draw make up for the thinned all-normal panels
 
@@ -242,12 +279,10 @@ class BloodState(QuestionType):
         picked = weighted_sample(others, [answer_weight(s) for s in others], 9, rng)
         distractors = tuple(Option(describe(s), s) for s in picked)
         text = (
-            f"Using this user's latest blood panel (drawn on or before {g.end_date}; ADA glycaemic and "
-            f"NCEP ATP III lipid cut-offs, HDL by sex, HOMA-IR = glucose × insulin / 405 with 2.5 as the "
-            f"insulin-resistance threshold; glycaemia is the worse of the fasting-glucose and HbA1c "
-            f"ranges; one draw gives ranges, not a diagnosis) and their median daily steps over the "
-            f"28 days ending {g.end_date} compared with the median (P50) of the reference percentiles "
-            f"of their age band and sex, which description fits best?"
+            f"Using this user's latest blood panel (drawn on or before {g.end_date}) and their median "
+            f"daily steps over the 28 days ending {g.end_date} compared with (above or below) the median "
+            f"(P50) of the reference percentiles of their age band and sex, which description fits best? "
+            f"{cutoff_text()}"
         )
         return Draft(
             text,

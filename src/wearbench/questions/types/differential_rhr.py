@@ -126,7 +126,7 @@ class DifferentialRhr(QuestionType):
     """
 
     name = "differential_rhr"
-    version = 3
+    version = 4
     labels = Labels("health", "cross", "literature", "window")
     max_per_user = 3
     min_history = BASELINE_DAYS + FOCUS_DAYS

@@ -1,0 +1,13 @@
+"""acute_strain: resting HR's two-day level and the focus days' co-signal shifts, matched to the patterns."""
+
+from __future__ import annotations
+
+from tests.validity.prompt import Prompt
+from tests.validity.solvers._common import pick
+from tests.validity.solvers._strain import holds, state_of_prompt
+
+
+def solve(p: Prompt) -> str:
+    """Letter of the one pattern whose every named condition holds."""
+    state, r = state_of_prompt(p, judge_rhr=True)
+    return pick(p.options, lambda text: holds(text, state, r.t_co))
