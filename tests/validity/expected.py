@@ -18,10 +18,6 @@ SOLVER_FAILURES: Mapping[str, str] = {
         "(min_count); the stem says only 'mean and SD of the previous 28 days, missing days skipped', "
         "so a reader counts excursions the key ignores and picks a later 'most recent' run"
     ),
-    "fitness_prediction": (
-        "the peer VO2max mean and SD the z-score uses (evidence ref_mean/ref_sd) are not shown; "
-        "the cohort reference section has no vo2max row"
-    ),
     "cohort_position": "no prompt-only solver yet (reference percentiles are shown; reading rule unstated)",
     "blood_state": "no prompt-only solver yet",
     "acute_strain": "no prompt-only solver yet (wording under rework by the health helper)",
@@ -54,10 +50,6 @@ DEFECTS: Mapping[str, str] = {
         "unstated min_overlap: a lag's r counts only with >= 14 day pairs; in wb-9bbc2228dd0b "
         "'sleep minutes ↔ hrv' has |r| = 0.717 at lag +3 on 13 pairs, above the key's 0.714 "
         "(1/274 default-build items). coupling_lag and concordance use the same primitive"
-    ),
-    "fitness_prediction": (
-        "the peer VO2max mean and SD are not in the prompt (evidence ref_mean/ref_sd only), e.g. "
-        "wb-00559b47572d; the option checker, which sees them, finds exactly the key in 377/377"
     ),
     "cohort_position": (
         "the band-to-reading rule (which bands are unfavourable / intermediate / advantageous per "

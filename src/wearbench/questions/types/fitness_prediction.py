@@ -179,10 +179,10 @@ class FitnessPrediction(QuestionType):
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:
         """Band from the peers' quartile cuts, prognosis implied by the band, trend from the CI."""
         v, lo, hi = (evidence.get(k) for k in ("vo2max", "lo", "hi"))
-        cuts = tuple(evidence.get(f"ref_p{p}") for p in CUTS)
-        if v is None or lo is None or hi is None or None in cuts:
+        cuts = [c for c in (evidence.get(f"ref_p{p}") for p in CUTS) if c is not None]
+        if v is None or lo is None or hi is None or len(cuts) != len(CUTS):
             return False
-        c25, c50, c75 = (float(shown(c)) for c in cuts)
+        c25, c50, c75 = (float(shown(float(c))) for c in cuts)
         if not c25 < c50 < c75:
             return False
         band = band_of(v, (c25, c50, c75))
