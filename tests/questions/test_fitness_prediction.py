@@ -122,6 +122,24 @@ def test_external_friend_cell_when_no_independent_peers() -> None:
     assert "P25 = 23.7, P50 = 28.2, P75 = 34.5 mL/kg/min" in old.question
 
 
+def test_leave_the_user_out_cohort_cell() -> None:
+    # 31 other women 40-49 with constant VO2max 30, 31, …, 60 (4 estimates each, before the end
+    # date) and one whose estimates all come after it: leave-u1-out quartiles of 30…60 by linear
+    # interpolation are P25 37.5, P50 45, P75 52.5; u1's 53.72 is high
+    day0 = int(np.datetime64("2024-01-01", "D").astype(np.int64))
+    early, late = np.arange(day0, day0 + 4), np.arange(day0 + N, day0 + N + 4)
+    series = {(f"p{k}", "vo2max"): resolve_module._UserSeries(early, np.full(4, 30.0 + k)) for k in range(31)}
+    series[("late", "vo2max")] = resolve_module._UserSeries(late, np.full(4, 90.0))
+    groups = {u: ("40-49", "F") for u, _ in series} | {"u1": ("40-49", "F")}
+    res = ReferenceResolver("cohort_self", {}, groups, series)
+    d = build(make_ctx(every_third(np.linspace(44.0, 56.0, N)), res=res))
+    cell = graph_references(d.graph.to_json())["vo2max"]
+    assert (cell.kind, cell.n_users) == ("cohort", 31)
+    assert dict(d.correct.claim) == {"band": "high", "risk": "lower", "trend": "improving"}
+    assert "P25 = 37.5, P50 = 45, P75 = 52.5 mL/kg/min" in d.question
+    assert "leave-this-user-out reference of other cohort users" in d.question
+
+
 def test_external_reference_is_used_through_the_resolver(monkeypatch: pytest.MonkeyPatch) -> None:
     ext = ExternalReference(
         "vo2max", "40-49", "F", {25: 50.0, 50: 55.0, 75: 60.0}, None, None, 1000, "SRC", "Author 2020", "lab"
