@@ -115,10 +115,13 @@ def test_fitness_prediction_excludes_a_risk_that_contradicts_the_band() -> None:
     options: list[Spec] = [
         ("a", {"band": "high", "risk": "higher", "trend": "no_clear_change"}),  # fit yet higher risk
         ("b", {"band": "low", "risk": "higher", "trend": "declining"}),
-        ("c", {"band": "above_average", "risk": "lower", "trend": "no_clear_change"}),
+        ("c", {"band": "above_median", "risk": "lower", "trend": "no_clear_change"}),
+        ("d", {"band": "below_median", "risk": "higher", "trend": "declining"}),
     ]
     scores = prior_scores("fitness_prediction", "q?", options)
     assert scores[0] == -math.inf
+    assert scores[1] == scores[3] == 0.0  # quartile bands: no band is likelier than another
+    assert scores[2] == 0.5  # a flat VO2max is the usual state
     assert _pick("fitness_prediction", options)[0] == "c"
 
 

@@ -12,12 +12,7 @@ from collections.abc import Mapping
 __all__ = ["DEFECTS", "OPTION_CHECKER_FAILURES", "SOLVER_FAILURES"]
 
 #: Types the prompt-only solver cannot reach >= 99% on, and what the prompt lacks.
-SOLVER_FAILURES: Mapping[str, str] = {
-    "fitness_prediction": (
-        "the peer VO2max mean and SD the z-score uses (evidence ref_mean/ref_sd) are not shown; "
-        "the cohort reference section has no vo2max row"
-    ),
-}
+SOLVER_FAILURES: Mapping[str, str] = {}
 
 #: Types whose option texts the text-level checker cannot judge against the evidence.
 OPTION_CHECKER_FAILURES: Mapping[str, str] = {}
@@ -25,9 +20,4 @@ OPTION_CHECKER_FAILURES: Mapping[str, str] = {}
 #: Rules the key applies but the stem never states, found by the solver on the default build
 #: (type → what is missing and example item ids). A type whose share of affected items is small
 #: enough to pass on the test build is listed here only (it is not an expected test failure).
-DEFECTS: Mapping[str, str] = {
-    "fitness_prediction": (
-        "the peer VO2max mean and SD are not in the prompt (evidence ref_mean/ref_sd only), e.g. "
-        "wb-00559b47572d; the option checker, which sees them, finds exactly the key in 377/377"
-    ),
-}
+DEFECTS: Mapping[str, str] = {}

@@ -20,6 +20,7 @@ from tests.validity.solvers import (
     conditional_effect,
     coupling_lag,
     excursion_count,
+    fitness_prediction,
     period_comparison,
     sleep_phenotype,
     trend,
@@ -113,19 +114,19 @@ def _activity(text: str, ev: Mapping[str, Any], stem: str) -> bool:
     return activity_recommendation.holds(text, quarter, rel)
 
 
-_FITNESS_BANDS = (("poor", -1.0), ("fair", 0.0), ("good", 1.0), ("high", float("inf")))
-
-
 def _fitness(text: str, ev: Mapping[str, Any], stem: str) -> bool:
-    """Band of z = (VO2max − peer mean) / peer SD, risk vs the mean, and the CI-read trend."""
-    m = re.match(r"Fitness band (\w+), (increased|decreased) long-term mortality risk, (.+) in VO2max$", text)
-    if m is None or None in (ev["vo2max"], ev["ref_mean"], ev["ref_sd"], ev["lo"], ev["hi"]):
+    """Quartile band of the VO2max among the cuts the stem states, its prognosis, the CI-read trend."""
+    if None in (ev["vo2max"], ev["lo"], ev["hi"]):
         return False
-    z = (ev["vo2max"] - ev["ref_mean"]) / ev["ref_sd"]
-    band = next(name for name, hi in _FITNESS_BANDS if z < hi)
-    risk = "increased" if z < 0 else "decreased"
-    trend = "a clear increase" if ev["lo"] > 0 else "a clear decrease" if ev["hi"] < 0 else "an unclear trend"
-    return (m.group(1), m.group(2), m.group(3)) == (band, risk, trend)
+    m = re.search(r"P25 = ([\d.,]+), P50 = ([\d.,]+), P75 = ([\d.,]+) mL/kg/min", stem)
+    if m is None or fitness_prediction.RULE not in stem:
+        return False
+    cuts = (number(m.group(1)), number(m.group(2)), number(m.group(3)))
+    stored = tuple(ev[f"ref_p{q}"] for q in (25, 50, 75))
+    if any(abs(a - b) > 0.005 + 1e-9 for a, b in zip(cuts, stored, strict=True)):
+        return False  # the stem must print the item's stored reference
+    band = fitness_prediction.band(ev["vo2max"], cuts)
+    return fitness_prediction.holds(text, band, fitness_prediction.trend_words(ev["lo"], ev["hi"]))
 
 
 def _cohort(text: str, ev: Mapping[str, Any], stem: str) -> bool:

@@ -259,17 +259,17 @@ def _cohort_position(question: str, options: Sequence[OptionSpec]) -> np.ndarray
 
 
 def _fitness_prediction(question: str, options: Sequence[OptionSpec]) -> np.ndarray:
-    """Risk must follow the band (fitter, lower risk); middle bands and a flat VO2max are usual."""
-    mass = {"low": 0.16, "below_average": 0.34, "above_average": 0.34, "high": 0.16}
+    """Risk must follow the band (above the peer median, lower risk); a flat VO2max is usual.
+
+    The bands are the quartiles of matched peers, so each holds a quarter of them: no band is
+    likelier than another without the data.
+    """
     trend = {"no_clear_change": 0.5, "improving": 0.2, "declining": 0.0}
     out = []
     for c in _claims(options):
         band = str(c.get("band"))
-        expected = "higher" if band in ("low", "below_average") else "lower"
-        if c.get("risk") != expected:
-            out.append(-math.inf)
-            continue
-        out.append(math.log(mass.get(band, 0.25)) + trend.get(str(c.get("trend")), 0.0))
+        expected = "higher" if band in ("low", "below_median") else "lower"
+        out.append(trend.get(str(c.get("trend")), 0.0) if c.get("risk") == expected else -math.inf)
     return np.array(out)
 
 
