@@ -11,13 +11,13 @@ from wearbench.questions import Item
 from wearbench.report import write_eval_report
 from wearbench.runner import ResultRow, RunInfo
 
-TYPES = ["trend", "anomaly", "cohort_position", "sleep_phenotype", "coupling_lag", "excursion_count"]
+TYPES = ["trend", "anomaly", "cohort_position", "sleep_phenotype", "recovery_time", "excursion_count"]
 
 
 @pytest.fixture(scope="session")
 def eval_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cohort, bench = tmp_path_factory.mktemp("cohort"), tmp_path_factory.mktemp("bench")
-    wearbench.synth(8, 150, seed=5, reference_users=200, out=cohort)
+    wearbench.synth(8, 150, seed=5, reference_users=600, out=cohort)  # >= 30 per age x sex cell
     build_benchmark(cohort, bench, types=TYPES, seed=1)
     return bench
 
