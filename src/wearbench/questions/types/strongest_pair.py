@@ -27,8 +27,9 @@ the same calibration keeps each at about one answer in ten showings. Near-determ
 minutes) are not offered: they would win whenever shown, a knowledge shortcut the prior baseline
 exploits. Items carry ``pair_kind`` (the winner's kind) so scores are reported separately.
 The seeds publish no definitional share; ours is what the calibrated draw and the balancing
-leave (about 20 % of items on the default build, see ``docs/questions.md``); forcing more
-definitional winners only made the knowledge prior beat chance and the balancing drop them.
+leave: 62 of 305 items (20 %) on the default build (200 × 500 synthetic, seed 0). Forcing
+definitional winners in 15 or 30 % of windows ended at 20–21 % too: the extra ones are what
+the knowledge prior answers, and the balancing drops them.
 
 Pattern family: ``strongest:<x>-><y>`` of the winning pair; its null test gates the pair's
 coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched users.
