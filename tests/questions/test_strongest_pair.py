@@ -1,16 +1,20 @@
 import numpy as np
 import pytest
 
+from wearbench.bench._prior import prior_scores
 from wearbench.cohort import METRIC_NAMES
-from wearbench.grounding import EMPIRICAL_PAIRS, MARGIN_DEAD_BAND, MIN_MARGIN
+from wearbench.grounding import (
+    DEFINITIONAL_PAIRS,
+    EMPIRICAL_PAIRS,
+    LOCKSTEP_PAIRS,
+    MARGIN_DEAD_BAND,
+    MIN_MARGIN,
+    pair_by_name,
+)
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
-from wearbench.questions.types.strongest_pair import _candidates, _shown_sets, definitional_user
+from wearbench.questions.types.strongest_pair import ALL_PAIRS, _shown_sets
 
 StrongestPair = question_type("strongest_pair")
-
-
-def _user_id(definitional: bool) -> str:
-    return next(f"u{i}" for i in range(1000) if definitional_user(f"u{i}") == definitional)
 
 
 def _ctx(user_id: str, plant: tuple[str, str] | None, n: int = 60, seed: int = 0) -> UserContext:
@@ -24,8 +28,7 @@ def _ctx(user_id: str, plant: tuple[str, str] | None, n: int = 60, seed: int = 0
 
 
 def test_planted_pair_wins() -> None:
-    uid = _user_id(False)
-    ctx = _ctx(uid, ("stress", "hrv"))
+    ctx = _ctx("u0", ("stress", "hrv"))
     qt = StrongestPair()
     drafts = [qt.make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool()) for seed in range(5)]
     shown = {o.claim["pair"] for d in drafts for o in d.distractors}
@@ -40,13 +43,40 @@ def test_planted_pair_wins() -> None:
         assert draft.gates["checks"]["margin"]
 
 
-def test_definitional_pairs_only_for_a_minority_of_users() -> None:
-    share = np.mean([definitional_user(f"user{i}") for i in range(4000)])
-    assert 0.003 < share < 0.02
-    for s in range(20):
-        kinds = [p.kind for p in _candidates(np.random.default_rng(s), False)]
-        assert kinds == ["empirical"] * len(EMPIRICAL_PAIRS)
-        assert [p.kind for p in _candidates(np.random.default_rng(s), True)].count("definitional") == 1
+def test_menu_offers_definitional_pairs_but_no_lockstep_pair() -> None:
+    names = [p.name for p in ALL_PAIRS]
+    assert len(names) == len(set(names)) == len(EMPIRICAL_PAIRS) + len(DEFINITIONAL_PAIRS) == 21
+    assert {pair_by_name(n).kind for n in names} == {"empirical", "definitional"}
+    assert {"steps->exercise_minutes", "sleep_minutes->sleep_efficiency"} <= set(names)
+    assert not {p.name for p in LOCKSTEP_PAIRS} & set(names)
+    assert pair_by_name("steps->active_kcal").kind == "definitional"  # known, not offered
+
+
+def test_definitional_pair_wins_and_is_labelled() -> None:
+    # steps = base + 60 steps per exercise minute (a runner): the device-made link is planted
+    rng = np.random.default_rng(4)
+    n = 60
+    metrics = {m: rng.normal(size=n) * 5 + 50 for m in METRIC_NAMES}
+    minutes = np.where(rng.uniform(size=n) < 0.4, rng.uniform(20, 90, size=n), 0.0)
+    metrics["exercise_minutes"] = minutes
+    metrics["steps"] = 6000 + 60 * minutes + rng.normal(size=n) * 300
+    dates = np.datetime64("2024-01-01") + np.arange(n).astype("timedelta64[D]")
+    ctx = UserContext("u1", dates, metrics, {"age": 40, "sex": "F", "bmi": 24, "ethnicity": "x"}, (), {})
+    draft = StrongestPair().make(ctx, n - 1, np.random.default_rng(0), CohortPool())
+    assert draft.correct.claim == {"pair": "steps->exercise_minutes"}
+    assert draft.correct.text == "steps ↔ exercise minutes"
+    assert draft.pair_kind == "definitional"
+    assert draft.grounding_ref == "strongest:steps->exercise_minutes"
+    ev = draft.graph.evidence()
+    verdicts = [StrongestPair.check(o.claim, ev) for o in (draft.correct, *draft.distractors)]
+    assert verdicts == [True] + [False] * 9
+
+
+def test_prior_ranks_every_definitional_pair_first() -> None:
+    options = [(p.label(), {"pair": p.name}) for p in (*DEFINITIONAL_PAIRS[:2], *EMPIRICAL_PAIRS[:8])]
+    scores = prior_scores("strongest_pair", "q", options)
+    assert list(scores[:2]) == [3.0, 3.0]
+    assert max(scores[2:]) < 3.0
 
 
 def test_shown_sets_beat_distractors_by_the_margin() -> None:
@@ -76,8 +106,7 @@ def test_no_pair_clear_of_nine_others_gives_no_set() -> None:
 
 
 def test_no_decisive_winner_is_dropped() -> None:
-    uid = _user_id(False)
-    ctx = _ctx(uid, None, seed=2)
+    ctx = _ctx("u0", None, seed=2)
     with pytest.raises(Drop, match=r"gate|margin"):
         StrongestPair().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
 
@@ -125,7 +154,7 @@ def test_pool_weights_steer_the_shown_sets() -> None:
 def test_cohort_calibration_evens_the_answer_rate() -> None:
     from wearbench.questions.types.strongest_pair import ALL_PAIRS, DISTRACTOR_WEIGHT, WIN_RATE, WINNER_WEIGHT
 
-    ctxs = [_ctx(_user_id(False), ("stress", "hrv") if i % 2 else None, seed=i) for i in range(6)]
+    ctxs = [_ctx("u0", ("stress", "hrv") if i % 2 else None, seed=i) for i in range(6)]
     dists = StrongestPair().cohort_distributions(ctxs)
     assert set(dists) == {WINNER_WEIGHT, DISTRACTOR_WEIGHT, WIN_RATE}
     names = [p.name for p in ALL_PAIRS]
@@ -139,3 +168,24 @@ def test_cohort_calibration_evens_the_answer_rate() -> None:
     pool = CohortPool(extra=dict(dists))
     draft = StrongestPair().make(ctxs[1], ctxs[1].n_days - 1, np.random.default_rng(0), pool)
     assert draft.correct.claim == {"pair": "stress->hrv"}
+
+
+def test_datasheet_states_pair_kind_counts() -> None:
+    from wearbench.bench._datasheet import render_datasheet
+
+    stats = {
+        "n_items": 5,
+        "n_users": 2,
+        "by_label": {},
+        "by_type": {"strongest_pair": 5},
+        "pair_kind": {"definitional": 2, "empirical": 3},
+        "answer_positions": {},
+        "drops": {},
+        "null_fdr": {},
+    }
+    text = render_datasheet(stats, {"seed": 0, "cohort_hash": "h", "wearbench_version": "v"})
+    line = "Pair questions by the winning pair's kind (scored separately): definitional 2, empirical 3."
+    assert line in text
+    assert "winning pair's kind" not in render_datasheet(
+        {**stats, "pair_kind": {}}, {"seed": 0, "cohort_hash": "h", "wearbench_version": "v"}
+    )

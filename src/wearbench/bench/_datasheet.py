@@ -116,6 +116,9 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         lines += _match_lines(s["match_official"])
     lines += ["", "## Items per type", "", "| type | items |", "|---|---|"]
     lines += [f"| {t} | {n:,} |" for t, n in s["by_type"].items()]
+    if s.get("pair_kind"):
+        kinds = ", ".join(f"{k} {n:,}" for k, n in s["pair_kind"].items())
+        lines += ["", f"Pair questions by the winning pair's kind (scored separately): {kinds}."]
     lines += ["", "## Answer positions (chi-square against uniform A–J)", ""]
     for group, res in s["answer_positions"].items():
         counts = " ".join(f"{k}:{v}" for k, v in res["counts"].items())

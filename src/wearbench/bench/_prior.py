@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from wearbench.grounding import DEFINITIONAL_PAIRS, LOCKSTEP_PAIRS
 from wearbench.questions import LETTERS, Item
 from wearbench.questions.types.coupling_lag import USUAL_COUPLING
 from wearbench.scoring._wilson import Accuracy, accuracy
@@ -87,7 +88,8 @@ _PAIR_STRENGTH: Mapping[str, float] = {
     "sleep_minutes->stress": 1.2,
     "bedtime_regularity->sleep_efficiency": 0.5,
 }
-_DEFINITIONAL = ("steps->active_kcal", "exercise_minutes->active_kcal", "exercise_minutes->mets")
+#: Pairs linked by how the device counts or computes them (ranked above every empirical pair).
+_DEFINITIONAL = frozenset(p.name for p in (*DEFINITIONAL_PAIRS, *LOCKSTEP_PAIRS))
 _TIE = 1e-9
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 

@@ -82,7 +82,7 @@ from wearbench.grounding._kernels import (
     weighted_lag_corr,
     weighted_mean,
 )
-from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, Pair, pair_by_name
+from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, LOCKSTEP_PAIRS, Pair, pair_by_name
 from wearbench.grounding._spread import position_weights, spread_window
 
 __all__ += [
@@ -95,6 +95,7 @@ __all__ += [
     "EFFECT_EDGES",
     "EMPIRICAL_PAIRS",
     "HALF_MIN_OVERLAP",
+    "LOCKSTEP_PAIRS",
     "MARGIN_DEAD_BAND",
     "MAX_FDR",
     "MAX_LAG",

@@ -1,6 +1,7 @@
 """Which of ten signal pairs is most strongly coupled over the 28-day window (data · cross · window).
 
-Population-grounded. Every empirical menu pair with enough data in the window is scored by
+Population-grounded. Every menu pair (:data:`ALL_PAIRS`: empirical and definitional) with
+enough data in the window is scored by
 ``lagged_correlation(max_lag=3)`` (its best-lag ``r``). The ten pairs shown are then chosen
 per window (:func:`_shown_sets`): an intended winner among the pairs strong enough for the
 effect-size gate that beat at least nine other scored pairs by the margin, and nine of those
@@ -17,11 +18,21 @@ on the ten shown: it beats the runner-up by the margin (outside the margin dead-
 the winner in ≥ 24 of 30 day-bootstrap resamples and under every leave-one-day-out. Up to
 :data:`MAX_TRIES` sets are tried per window.
 
-Shortcut audit: definitional pairs (steps ↔ active calories, exercise minutes ↔ METs,
-exercise minutes ↔ exercise count, ...) are trivially strong and always win when shown, so a
-definitional pair is scored only for a fixed :data:`DEFINITIONAL_SHARE` (1 %) of users,
-chosen by a hash of the user id (one pair per window). Items carry ``pair_kind`` (the
-winner's kind) so scores can be reported separately.
+Definitional vs empirical: the menu holds the definitional pairs of
+:data:`wearbench.grounding.DEFINITIONAL_PAIRS` (steps ↔ exercise minutes / MET-hours / sessions,
+sleep minutes ↔ sleep efficiency, deep ↔ REM share), whose device-made link varies in strength
+between people and windows, so they win some windows and lose others like empirical pairs and
+the same calibration keeps each at about one answer in ten showings. Near-deterministic links
+(:data:`wearbench.grounding.LOCKSTEP_PAIRS`: active calories from steps, MET-hours from
+minutes) are not offered: they would win whenever shown, a knowledge shortcut the prior baseline
+exploits. Items carry ``pair_kind`` (the winner's kind) so scores are reported separately.
+The seeds publish no definitional share; ours is what the calibrated draw and the balancing
+leave: 62 of 305 items (20 %) on the default build (200 × 500 synthetic, seed 0). Forcing
+definitional winners in 15 or 30 % of windows ended at 20–21 % too: the extra ones are what
+the knowledge prior answers, and the balancing drops them. Per kind the prior (definitional
+first) is right on 40 of the 62 definitional items and on 0 of the 243 empirical ones, where a
+definitional pair it picks is shown and loses (13 % overall): knowing the definitional links
+helps on definitional items only, which is the gap the breakdown measures.
 
 Pattern family: ``strongest:<x>-><y>`` of the winning pair; its null test gates the pair's
 coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched users.
@@ -29,7 +40,6 @@ coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched us
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -58,15 +68,13 @@ from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, Question
 
 #: Fewest days with both values for a lag's r to count (stated in the stem).
 MIN_OVERLAP = 14
-#: Share of users whose candidate sets include one definitional pair.
-DEFINITIONAL_SHARE = 0.01
 N_CANDIDATES = 10
 #: Candidate sets tried per window before the window is dropped.
 MAX_TRIES = 3
 MIN_COVERAGE = 0.7
 #: Days between candidate window ends.
 STEP_DAYS = 14
-#: Menu order of the cohort weight arrays in ``CohortPool.extra``.
+#: The scored menu, also the order of the cohort weight arrays in ``CohortPool.extra``.
 ALL_PAIRS: tuple[Pair, ...] = tuple(sorted((*EMPIRICAL_PAIRS, *DEFINITIONAL_PAIRS), key=lambda p: p.name))
 WINNER_WEIGHT = "strongest_pair:winner_weight"
 DISTRACTOR_WEIGHT = "strongest_pair:distractor_weight"
@@ -78,20 +86,6 @@ CALIBRATION_WINDOWS = 8
 CALIBRATION_ITERS = 60
 #: Bounds of the calibrated weights (relative to their geometric mean).
 WEIGHT_FLOOR, WEIGHT_CEIL = 1e-3, 1e3
-
-
-def definitional_user(user_id: str) -> bool:
-    """Whether this user's windows also score a definitional pair (a fixed 1 % of users)."""
-    bucket = int.from_bytes(hashlib.sha256(f"strongest_pair|{user_id}".encode()).digest()[:4], "little")
-    return bucket % 1000 < DEFINITIONAL_SHARE * 1000
-
-
-def _candidates(rng: np.random.Generator, with_def: bool) -> list[Pair]:
-    """The menu pairs scored in a window (every empirical pair; one definitional for a few users)."""
-    picks = list(EMPIRICAL_PAIRS)
-    if with_def:
-        picks.append(DEFINITIONAL_PAIRS[int(rng.integers(len(DEFINITIONAL_PAIRS)))])
-    return sorted(picks, key=lambda p: p.name)
 
 
 def _eligible(best: NDArray[np.float64]) -> tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]:
@@ -218,7 +212,7 @@ class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 
     name = "strongest_pair"
-    version = 4
+    version = 5
     labels = Labels("data", "cross", "population", "window")
     end_step = STEP_DAYS
     max_per_user = 2
@@ -244,8 +238,8 @@ class StrongestPair(QuestionType):
         return kept, xs, ys, best_r
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
-        """Score ten random menu pairs and ask which one is most strongly coupled."""
-        menu, xs, ys, best_r = self._score(ctx, end, _candidates(rng, definitional_user(ctx.user_id)))
+        """Score the menu, show ten pairs and ask which one is most strongly coupled."""
+        menu, xs, ys, best_r = self._score(ctx, end, ALL_PAIRS)
         uw, dw = _menu_weights(menu, pool)
         winner, gates, pairs = None, None, []
         for tries, shown in enumerate(_shown_sets(menu, best_r, rng, uw, dw)):
@@ -298,12 +292,11 @@ class StrongestPair(QuestionType):
     def cohort_distributions(self, contexts: Sequence[UserContext]) -> dict[str, np.ndarray]:
         """Calibrated winner and distractor weights per pair (aligned with :data:`ALL_PAIRS`).
 
-        Scores the empirical menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of
-        every user (no gates) and fits the weights with :func:`_calibrate`. Definitional pairs
-        (scored for 1 % of users) keep weight 1. The weights only choose which ten pairs are
-        shown; the answer is still decided by the graph on those ten.
+        Scores the menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of every user
+        (no gates) and fits the weights with :func:`_calibrate`. The weights only choose which
+        ten pairs are shown; the answer is still decided by the graph on those ten.
         """
-        menu = sorted(EMPIRICAL_PAIRS, key=lambda p: p.name)
+        menu = ALL_PAIRS
         index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
         windows = []
         for ctx in contexts:
@@ -319,8 +312,6 @@ class StrongestPair(QuestionType):
                 full_ok[at], full_mag[at] = ok, mag
                 windows.append(([int(at[i]) for i in cands], full_ok, full_mag))
         u, v, rate = _calibrate(windows, len(ALL_PAIRS))
-        scored = np.isin(np.arange(len(ALL_PAIRS)), [index[p.name] for p in menu])
-        u, v = np.where(scored, u, 1.0), np.where(scored, v, 1.0)
         return {WINNER_WEIGHT: u, DISTRACTOR_WEIGHT: v, WIN_RATE: rate}
 
     @staticmethod
@@ -332,7 +323,6 @@ class StrongestPair(QuestionType):
         self, contexts: Sequence[UserContext], rng: np.random.Generator
     ) -> Mapping[str, Mapping[str, float]]:
         """Coupling gates of each menu pair on matched vs mismatched users (``strongest:x->y``)."""
-        pairs = (*EMPIRICAL_PAIRS, *DEFINITIONAL_PAIRS)
         return coupling_null(
-            contexts, pairs, "strongest", rng, window_days=self.window_days, lag_margin=False
+            contexts, ALL_PAIRS, "strongest", rng, window_days=self.window_days, lag_margin=False
         )
