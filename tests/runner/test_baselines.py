@@ -77,8 +77,6 @@ def test_no_data_audits_reach_chance_on_every_type(small_bench: Path) -> None:
     for name, audit in audits.items():
         assert set(audit.by_type) == {i.type for i in items}
         checked = {t: acc for t, acc in audit.by_type.items() if acc.n >= 15}
-        # 6 of the 16 types reach 15 items in this 18-user build since references exclude the
-        # tested user (the default build's per-type audits are in its datasheet)
-        assert len(checked) >= 6
+        assert len(checked) >= 8
         for t, acc in checked.items():
             assert acc.lo <= 0.10, (name, t, str(acc))
