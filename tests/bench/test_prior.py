@@ -138,16 +138,17 @@ def test_ties_are_broken_by_item_and_text_not_by_order() -> None:
 @pytest.mark.parametrize(("hits", "n"), [(0, 50), (10, 100), (30, 100), (121, 297), (50, 60)])
 def test_prior_excess_is_the_fewest_drops_reaching_chance(hits: int, n: int) -> None:
     drop = prior_excess(hits, n)
-    assert accuracy(hits - drop, n - drop).lo <= 0.10
+    assert (hits - drop) <= 0.10 * (n - drop) + 1e-9
     if drop:
-        assert accuracy(hits - drop + 1, n - drop + 1).lo > 0.10
+        assert (hits - drop + 1) > 0.10 * (n - drop + 1)
 
 
 def test_prior_excess_hand_computed() -> None:
-    # 10/100: Wilson lower bound 0.0552 <= 0.10, nothing to drop; 20/100: lower bound 0.1333
+    # 10/100 is chance: nothing to drop. 20/100: drop 12 -> 8/88 = 0.0909 (11 -> 9/89 = 0.101)
     assert prior_excess(10, 100) == 0
-    assert accuracy(20, 100).lo == pytest.approx(0.1333, abs=1e-4)
-    assert prior_excess(20, 100) > 0
+    assert prior_excess(20, 100) == 12
+    assert prior_excess(11, 100) == 2  # 9/98 = 0.0918; one drop leaves 10/99 = 0.101
+    assert prior_excess(0, 0) == 0
     with pytest.raises(ValueError, match="hits"):
         prior_excess(5, 3)
 
@@ -183,8 +184,9 @@ def test_balance_drops_items_the_prior_answers_until_chance_explains_it() -> Non
     drops: Counter[str] = Counter()
     kept = balance(items, seed=0, drops=drops, max_share=1.0, wording_alpha=0.0)
     hits = sum(p.correct[1]["lag"] == 0 for p in kept)
-    assert accuracy(hits, len(kept)).lo <= 0.10
-    assert accuracy(hits + 1, len(kept) + 1).lo > 0.10  # one item fewer dropped would not do
+    # 100 of 300: drop ceil((100 - 30) / 0.9) = 78 hits -> 22 / 222 = 0.099
+    assert (hits, len(kept)) == (22, 222)
+    assert (hits + 1) / (len(kept) + 1) > 0.10  # one item fewer dropped would not do
     assert drops == Counter({"coupling_lag: knowledge prior answers too often (balancing)": 300 - len(kept)})
     assert all(p.correct[1]["lag"] == 0 for p in items if p not in kept)  # only hits are dropped
 

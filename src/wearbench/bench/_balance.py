@@ -15,10 +15,12 @@ assigned:
    test (rather than a fixed rate or a normal z) keeps rare wordings, whose rates are mostly
    noise, from draining a type.
 3. **Knowledge-prior balance** — the knowledge prior (:mod:`wearbench.bench._prior`), which
-   answers from textbook physiology with no data, must not be significantly better than
-   chance: while the Wilson 95% lower bound of its accuracy on a type's items lies above
-   ``chance`` (0.10), an item it answers right is dropped (the last in the seeded order;
-   :func:`prior_excess`). The type's generator should already show plausible and implausible
+   answers from textbook physiology with no data, must not beat chance: while its accuracy on
+   a type's items is above ``chance`` (0.10), an item it answers right is dropped (the last in
+   the seeded order; :func:`prior_excess`). The point estimate, not a significance bound, is
+   the target: types balanced only to "not significantly above chance" each sit at the edge
+   (0.12-0.13 on the default build), and pooled over 16 types the prior then beat chance
+   (0.115 [0.106-0.124]). The type's generator should already show plausible and implausible
    options as often as they are correct; this step is the backstop.
 """
 
@@ -36,7 +38,6 @@ from scipy import stats
 
 from wearbench.bench._generate import Pending
 from wearbench.bench._prior import prior_hit
-from wearbench.scoring._wilson import wilson_interval
 
 __all__ = [
     "MAX_ANSWER_SHARE",
@@ -52,7 +53,7 @@ __all__ = [
 MAX_ANSWER_SHARE = 0.20
 #: Smallest one-sided p-value an option wording's correct count may have (chance: 1 in 10).
 WORDING_ALPHA = 0.025
-#: Chance accuracy the knowledge prior's Wilson 95% lower bound may not exceed (one in ten).
+#: Chance accuracy (one in ten) the knowledge prior's accuracy on a type may not exceed.
 PRIOR_CHANCE = 0.10
 _NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -160,19 +161,22 @@ def _balance_wording(members: list[Pending], seed: int, alpha: float) -> tuple[l
 
 
 def prior_excess(hits: int, n: int, chance: float = PRIOR_CHANCE) -> int:
-    """Fewest correctly answered items to drop so that the Wilson 95% lower bound is ``<= chance``.
+    """Fewest correctly answered items to drop so that the accuracy is ``<= chance``.
+
+    Dropping ``d`` right answers leaves ``(hits - d) / (n - d)``; the result is the smallest
+    ``d >= 0`` with that at most ``chance``.
 
     Args:
         hits: Items the prior answers right.
         n: Items.
-        chance: Largest allowed lower bound of the accuracy's 95% Wilson interval.
+        chance: Largest allowed accuracy (0 < chance < 1).
     """
     if not 0 <= hits <= n:
         raise ValueError(f"need 0 <= hits <= n, got hits={hits}, n={n}")
-    drop = 0
-    while hits - drop > 0 and wilson_interval(hits - drop, n - drop)[0] > chance:
-        drop += 1
-    return drop
+    if not 0 < chance < 1:
+        raise ValueError(f"need 0 < chance < 1, got {chance}")
+    drop = max(0, math.ceil((hits - chance * n) / (1 - chance) - 1e-9))
+    return min(drop, hits)
 
 
 def _balance_prior(members: list[Pending], seed: int, chance: float) -> tuple[list[Pending], int]:
@@ -205,7 +209,7 @@ def balance(
         drops: Drop-reason counter, updated in place.
         max_share: Largest share of a type's items one correct claim may have.
         wording_alpha: Smallest one-sided p-value an option wording's correct count may have.
-        prior_chance: Largest Wilson 95% lower bound the knowledge prior's accuracy may have.
+        prior_chance: Largest accuracy the knowledge prior may have on a type.
 
     Returns:
         The kept items, grouped by type (type names sorted).
