@@ -8,7 +8,7 @@ from wearbench.bench import build_benchmark, verify_benchmark
 from wearbench.sources import import_source
 
 
-# PMData has 16 participants: no peer cell reaches 30 other users, the external table has no
+# The shared PMData has 10 participants: no peer cell reaches 30 other users, the external table has no
 # decile cuts (cohort_position), and its records (< 150 days) are shorter than fitness_prediction's
 # 180-day trend history, so only its data-reasoning items remain (about 20; 72 before references
 # excluded the user themselves).
