@@ -124,7 +124,7 @@ def _segments(frame: pd.DataFrame, required: Sequence[str], name: str, log: Impo
         f"{name}: {len(heads)} further header line(s) inside the file (concatenated exports) each start "
         f"a new segment, read as a header (first at {heads['_where'].iloc[0]})"
     )
-    out = frame[~is_header].copy()
+    out: pd.DataFrame = frame[~is_header].copy()
     out.attrs = frame.attrs
     return out
 

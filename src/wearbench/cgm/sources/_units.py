@@ -17,7 +17,8 @@ file starts a segment; see :func:`~wearbench.cgm.sources._common.read_csv_string
 * a shorter piece that joins nothing is left alone (the range rule rejects it, counted): a
   single 0.2 mmol/L sensor glitch is not a unit block;
 * a piece of at least :data:`MIN_BLOCK` readings whose median fits neither unit (e.g. 33.3–39),
-  or whose converted values contradict a reading within 30 minutes, is refused: :class:`WearbenchError` with one line naming the rows.
+  or whose converted values contradict a reading within 30 minutes, is refused:
+  :class:`WearbenchError` with one line naming the rows.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def _joins(sub: pd.DataFrame, piece: np.ndarray, k: int, values: np.ndarray) -> 
         if not 0 <= other < len(sub):
             continue
         dt = abs(pd.Timedelta(t[mine] - t[other]))
-        if dt <= _NEAR and abs(values[mine] - values[other]) <= MAX_RATE * dt.total_seconds() / 60 + _TOLERANCE:
+        allowed = MAX_RATE * dt.total_seconds() / 60 + _TOLERANCE
+        if dt <= _NEAR and abs(values[mine] - values[other]) <= allowed:
             return True
     return False
 
@@ -99,8 +101,8 @@ def _fix_subject(sub: pd.DataFrame, what: str, log: ImportLog) -> pd.Series:
         rows = sub[piece == k]
         if f is None and len(rows) >= MIN_BLOCK:
             raise WearbenchError(
-                f"{what}: {_rows(rows)}: {len(rows)} glucose readings (median {np.median(g[piece == k]):g}) fit "
-                "neither mg/dL nor mmol/L; refusing to guess their unit"
+                f"{what}: {_rows(rows)}: {len(rows)} glucose readings (median {np.median(g[piece == k]):g}) "
+                "fit neither mg/dL nor mmol/L; refusing to guess their unit"
             )
         if f is None or f == 1.0:
             continue
@@ -109,8 +111,8 @@ def _fix_subject(sub: pd.DataFrame, what: str, log: ImportLog) -> pd.Series:
             continue  # a short glitch, not a block: the range rule rejects it
         if not joins and n > 1 and _has_near_neighbour(sub, piece, k):
             raise WearbenchError(
-                f"{what}: {_rows(rows)}: {len(rows)} readings look like the other glucose unit but, converted, "
-                "do not join the readings around them; refusing to guess their unit"
+                f"{what}: {_rows(rows)}: {len(rows)} readings look like the other glucose unit but, "
+                "converted, do not join the readings around them; refusing to guess their unit"
             )
         out[piece == k] = values[piece == k]
         unit, declared = ("mmol/L", "mg/dL") if f > 1 else ("mg/dL", "mmol/L")
