@@ -15,6 +15,7 @@ The broken files are made from ``cgm_dexcom_clarity/test_file.csv`` (2,148 EGV r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -61,7 +62,7 @@ def two_unit_export(shared_data: Path, out: Path) -> Path:
     return out
 
 
-def _metrics(path: Path) -> tuple[pd.DataFrame, dict[str, object], dict[str, float]]:
+def _metrics(path: Path) -> tuple[pd.DataFrame, dict[str, Any], dict[str, float]]:
     data, report = import_cgm("dexcom-clarity", path)
     r = data.readings
     m = cgm_metrics(r["time"], r["glucose"])
