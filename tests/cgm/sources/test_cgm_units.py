@@ -191,3 +191,21 @@ def test_libreview_two_unit_export_through_the_shared_rules(tmp_path: Path) -> N
     assert report["examples"][kind] == ["jane.csv line 15-22 (8 readings, subject jane): 7.9 -> 142.3 mg/dL"]
     # the second export's two title lines have no timestamp: rejected and counted, the header is not
     assert report["rejections"] == {"libreview: unparseable Device Timestamp": 2}
+
+
+def test_issue_block_of_22_is_refused_naming_the_rows(shared_data: Path, tmp_path: Path) -> None:
+    """The issue's block: 36 rows all ``22.0``. Read as mg/dL that is fake hypoglycaemia (time below
+    54 mg/dL 0.37 % -> 2.05 %); as mmol/L it is 396 mg/dL, which does not join 160 mg/dL 5 minutes
+    before (line 1926). Neither unit fits the neighbours: refused in one line naming the rows."""
+    lines = _lines(shared_data)
+    for i in range(BLOCK[0] - 1, BLOCK[1]):
+        cells = lines[i].split(",")
+        cells[GLUCOSE_COL] = "22.0"
+        lines[i] = ",".join(cells)
+    path = tmp_path / "issue.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(WearbenchError) as err:
+        import_cgm("dexcom-clarity", path)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert msg.startswith("dexcom-clarity: issue.csv line 1927-1962: 36 readings look like the other")
