@@ -18,7 +18,7 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 from __future__ import annotations
 
 from wearbench.sim._simulate import simulate
-from wearbench.sim._write import meals_from_csv, parse_patients, write_simulation
+from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
 from wearbench.sim.faults import FaultEvent, FaultPlan, fault_names, faults_from_csv, random_faults
 from wearbench.sim.patient import (
@@ -31,7 +31,13 @@ from wearbench.sim.patient import (
     step_minute,
 )
 from wearbench.sim.pump import Pump
-from wearbench.sim.scenario import exercise_array, exercise_sessions, fixed_meals, random_meals
+from wearbench.sim.scenario import (
+    exercise_array,
+    exercise_sessions,
+    fixed_meals,
+    meals_from_csv,
+    random_meals,
+)
 from wearbench.sim.sensor import Sensor
 
 __all__ = [

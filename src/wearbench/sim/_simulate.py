@@ -14,7 +14,7 @@ from wearbench.sim.patient import initial_state, linear_system, load_params, ste
 from wearbench.sim.patient._model import exercise_step
 from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
-from wearbench.sim.scenario import fixed_meals, random_meals
+from wearbench.sim.scenario import check_carbs, fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
 
 __all__ = ["simulate"]
@@ -80,6 +80,7 @@ def simulate(
         carbs_all = np.asarray(meals, dtype=np.float64)
         if carbs_all.shape != (n, minutes):
             raise WearbenchError(f"meals must have shape {(n, minutes)}, got {carbs_all.shape}")
+        check_carbs(carbs_all)
     ctrl: object = controller
     if controller == "basal-bolus":
         ctrl = BasalBolusController()

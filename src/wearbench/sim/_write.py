@@ -35,7 +35,7 @@ from wearbench._version import __version__
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
 
-__all__ = ["meal_type", "meals_from_csv", "parse_patients", "write_simulation"]
+__all__ = ["meal_type", "parse_patients", "write_simulation"]
 
 _RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
 
@@ -62,28 +62,6 @@ def parse_patients(spec: str) -> list[str]:
     if not out:
         raise WearbenchError(f"patients {spec!r}: no patient named")
     return out
-
-
-def meals_from_csv(path: Path, n_patients: int, days: int) -> np.ndarray:
-    """Announced carbs (g) of shape ``(n_patients, days * 1440)`` from a ``minute,carbs_g`` CSV.
-
-    Raises:
-        WearbenchError: Missing columns, non-numeric values, or minutes outside the run.
-    """
-    try:
-        table = pd.read_csv(path)
-    except (OSError, ValueError) as e:
-        raise WearbenchError(f"{path}: not a readable meals CSV ({e})") from e
-    if not {"minute", "carbs_g"} <= set(table.columns):
-        raise WearbenchError(f"{path}: line 1: the meals CSV needs columns minute,carbs_g")
-    minute = pd.to_numeric(table["minute"], errors="coerce")
-    carbs = pd.to_numeric(table["carbs_g"], errors="coerce")
-    bad = minute.isna() | carbs.isna() | (minute < 0) | (minute >= days * 1440) | (carbs < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise WearbenchError(f"{path}: line {i + 2}: minute and carbs_g must be numbers within the run")
-    per_minute = np.bincount(minute.astype(int).to_numpy(), weights=carbs.to_numpy(), minlength=days * 1440)
-    return np.tile(per_minute, (n_patients, 1))
 
 
 def meal_type(times: pd.Series) -> list[str]:

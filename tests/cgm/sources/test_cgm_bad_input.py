@@ -115,11 +115,21 @@ COUNTED = [
         1,
     ),
     (
-        "dexcom-clarity",  # a mmol/L value in a mg/dL export
+        "dexcom-clarity",  # a mmol/L value in a mg/dL export: 5.6 x 18.0156 = 100.9 joins 100 mg/dL
         _file(
             "m.csv",
             CLARITY_HEAD
             + "2,2021-05-01T08:00:00,EGV,,,,G6,100,,,,\n3,2021-05-01T08:05:00,EGV,,,,G6,5.6,,,,\n",
+        ),
+        "dexcom-clarity: glucose block written in mmol/L inside mg/dL data, converted",
+        1,
+    ),
+    (
+        "dexcom-clarity",  # 1.0 fits neither unit (18 mg/dL if mmol/L): out of range
+        _file(
+            "r.csv",
+            CLARITY_HEAD
+            + "2,2021-05-01T08:00:00,EGV,,,,G6,100,,,,\n3,2021-05-01T08:05:00,EGV,,,,G6,1.0,,,,\n",
         ),
         "dexcom-clarity: glucose outside 20-600 mg/dL",
         1,
@@ -144,8 +154,14 @@ COUNTED = [
     ),
     (
         "t1d-uom",
-        _uom("bg_ts,value\n01/10/2023 00:04,7.5\n01/10/2023 00:09,140\n"),
+        _uom("bg_ts,value\n01/10/2023 00:04,7.5\n01/10/2023 00:09,0.1\n"),  # 1.8 mg/dL: a glitch
         "t1d-uom: glucose outside 20-600 mg/dL",
+        1,
+    ),
+    (
+        "t1d-uom",  # 140 (mg/dL) in a mmol/L file: 140 joins 7.5 mmol/L = 135.1 mg/dL
+        _uom("bg_ts,value\n01/10/2023 00:04,7.5\n01/10/2023 00:09,140\n"),
+        "t1d-uom: glucose block written in mg/dL inside mmol/L data, converted",
         1,
     ),
     (

@@ -5,6 +5,11 @@ wall clock), ``glucose`` (mg/dL, already converted) and ``_where`` (``"file line
 examples) — in file order, and hands it to :func:`clean_readings`, which applies the same rules
 to every source, each one counted in the :class:`~wearbench.sources.ImportLog`:
 
+* blocks written in the other glucose unit (mmol/L in a mg/dL file, or the reverse) are found
+  from values and rate of change and converted, each a counted repair naming its rows, or the
+  file is refused naming them (:mod:`wearbench.cgm.sources._units`);
+* a second header line inside a file (two exports concatenated) starts a new segment: it is
+  read as a header, never as a data row (:func:`read_csv_strings`);
 * glucose outside :data:`PLAUSIBLE_MGDL` (20–600 mg/dL, 1.1–33.3 mmol/L) is rejected;
 * time going backwards within a subject (a device clock change, or files concatenated out of
   order) is counted as ``clock went backwards`` and the rows are sorted into time order;
@@ -26,6 +31,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cgm._record import EVENT_COLUMNS, check_readings
+from wearbench.cgm.sources._units import fix_units
 from wearbench.sources._report import ImportLog
 
 __all__ = [
@@ -91,8 +97,36 @@ def read_csv_strings(
         )
     name = label or path.name
     frame["_where"] = [f"{name} line {i}" for i in range(header_line + 1, header_line + 1 + len(frame))]
+    frame = _segments(frame, required, name, log)
     log.read(name, len(frame))
     return frame
+
+
+def _segments(frame: pd.DataFrame, required: Sequence[str], name: str, log: ImportLog) -> pd.DataFrame:
+    """Drop repeated header rows (concatenated exports), numbering the segments they start.
+
+    A row whose required columns hold their own names is a header: it starts segment 1, 2, …
+    (``_segment``; 0 before it). Its cells, keyed by the first header's column names, are kept in
+    ``frame.attrs["segment_headers"][k]`` so a loader can read a unit that differs per segment.
+    """
+    cells = frame[list(required)].apply(lambda c: c.str.strip())
+    is_header = (cells == pd.Series({c: c for c in required})).all(axis=1)
+    frame["_segment"] = is_header.cumsum().astype(int)
+    if not is_header.any():
+        return frame
+    heads = frame[is_header]
+    columns = [c for c in frame.columns if not c.startswith("_")]
+    frame.attrs["segment_headers"] = {
+        int(seg): {c: str(row[c]).strip() for c in columns} | {"_where": str(row["_where"])}
+        for seg, (_, row) in zip(heads["_segment"], heads.iterrows(), strict=True)
+    }
+    log.note(
+        f"{name}: {len(heads)} further header line(s) inside the file (concatenated exports) each start "
+        f"a new segment, read as a header (first at {heads['_where'].iloc[0]})"
+    )
+    out: pd.DataFrame = frame[~is_header].copy()
+    out.attrs = frame.attrs
+    return out
 
 
 def times_or_reject(
@@ -235,6 +269,7 @@ def clean_readings(
         WearbenchError: When no reading is left.
     """
     raw = raw.reset_index(drop=True)
+    raw = fix_units(raw, what, log)
     raw = _reject_range(raw, what, log)
     raw = _clock(raw, what, log)
     raw = _duplicates(raw, what, log)

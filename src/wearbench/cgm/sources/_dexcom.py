@@ -8,7 +8,10 @@ exports likewise, exactly 39 / 401 mg/dL after conversion) and counted, so time 
 range stays right. Events: ``Insulin`` (Fast-Acting → bolus U, Long-Acting → basal U),
 ``Carbs`` (g), ``Exercise`` (duration, min), ``Calibration`` (fingerstick, mg/dL). Rows whose
 type or subtype says ``Sensor Start`` mark sensor starts (2-h warm-up dropped). The subject id
-is the file stem.
+is the file stem. Two exports concatenated into one file are read per segment: a header line
+inside the file starts a segment with its own glucose unit (``Glucose Value (mmol/L)`` after a
+``(mg/dL)`` export), and blocks written in the other unit are found from the values
+(:mod:`wearbench.cgm.sources._units`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,30 @@ def _glucose_column(frame: pd.DataFrame, path: Path) -> tuple[str, str]:
         f"{path}: line 1: no 'Glucose Value (mg/dL)' or 'Glucose Value (mmol/L)' column "
         f"(header has: {', '.join(map(str, frame.columns[:8]))})"
     )
+
+
+def _by_unit(
+    egv: pd.DataFrame, headers: dict[int, dict[str, str]], col: str, unit: str, path: Path
+) -> list[tuple[str, pd.DataFrame]]:
+    """EGV rows grouped by the glucose unit their segment's header declares.
+
+    A second header inside the file (two exports concatenated) may declare the other unit in the
+    glucose column's place: ``Glucose Value (mmol/L)`` where the first says ``(mg/dL)``.
+
+    Raises:
+        WearbenchError: A later header without a glucose column in that place.
+    """
+    units = pd.Series(unit, index=egv.index)
+    for seg, header in headers.items():
+        text = header.get(col, "").lower()
+        seg_unit = "mmol/L" if "mmol/l" in text else "mg/dL" if "mg/dl" in text else None
+        if seg_unit is None:
+            raise WearbenchError(
+                f"{path}: {header['_where']}: a further header has {header.get(col, '')!r} where the first "
+                f"has {col!r} (expected a Glucose Value column in mg/dL or mmol/L)"
+            )
+        units[egv["_segment"] == seg] = seg_unit
+    return [(u, egv[units == u]) for u in ("mg/dL", "mmol/L") if (units == u).any()] or [(unit, egv)]
 
 
 def _repair_text(egv: pd.DataFrame, col: str, unit: str, log: ImportLog) -> pd.DataFrame:
@@ -119,9 +146,12 @@ def load_dexcom_clarity(path: Path, log: ImportLog) -> CGMData:
     timed = times_or_reject(timed, _TIME, _FORMATS, log, _WHAT)
     subject = path.stem
     is_egv = timed["Event Type"].str.strip() == "EGV"
-    egv = _repair_text(timed[is_egv], col, unit, log)
-    egv = numbers_or_reject(egv, col, log, _WHAT)
-    egv["glucose"] = to_mgdl(egv["glucose"], unit)
+    parts = []
+    for seg_unit, rows in _by_unit(timed[is_egv], frame.attrs.get("segment_headers", {}), col, unit, path):
+        egv = numbers_or_reject(_repair_text(rows, col, seg_unit, log), col, log, _WHAT)
+        egv["glucose"] = to_mgdl(egv["glucose"], seg_unit)
+        parts.append(egv)
+    egv = pd.concat(parts).sort_index()
     egv["subject_id"] = subject
     starts = _sensor_starts(timed[~is_egv], subject)
     readings = clean_readings(egv, _WHAT, log, sensor_starts=starts)

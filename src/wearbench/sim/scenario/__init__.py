@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from wearbench.sim.scenario._exercise import EXERCISE_KINDS, exercise_array, exercise_sessions
-from wearbench.sim.scenario._meals import DEFAULT_MEALS, fixed_meals, random_meals
+from wearbench.sim.scenario._meals import (
+    DEFAULT_MEALS,
+    MEAL_CARBS_G,
+    check_carbs,
+    fixed_meals,
+    meals_from_csv,
+    random_meals,
+)
 
 __all__ = [
     "DEFAULT_MEALS",
     "EXERCISE_KINDS",
+    "MEAL_CARBS_G",
+    "check_carbs",
     "exercise_array",
     "exercise_sessions",
     "fixed_meals",
+    "meals_from_csv",
     "random_meals",
 ]
