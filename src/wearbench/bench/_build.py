@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import check_target
 from wearbench._version import __version__
-from wearbench.bench._artifact import write_artifact
+from wearbench.bench._artifact import MANIFEST, write_artifact
 from wearbench.bench._assemble import assemble
 from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
@@ -137,6 +138,7 @@ def build_benchmark(
         WearbenchError: No item survived; the message gives each type's top drop reason (e.g.
             ``TYPE: user has N days, fewer than the M the type needs``) and nothing is written.
     """
+    check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
     if not isinstance(cohort, Cohort):
         cohort = load_cohort(cohort)
     names = type_names(types)
