@@ -24,7 +24,7 @@ from pathlib import Path
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["check_target", "rebuilt_folder", "replaced_folder"]
+__all__ = ["check_target", "rebuilt_folder", "replaced_folder", "write_text_atomic"]
 
 
 def check_target(out: Path, kind: str, marker: str) -> None:
@@ -114,3 +114,18 @@ def rebuilt_folder(out: str | os.PathLike[str], kind: str, marker: str) -> Itera
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a hidden sibling file renamed over it.
+
+    A failed write leaves the previous file as it was; parent folders are created.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _sibling(path, "new")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
