@@ -55,11 +55,11 @@ def test_replaced_folder_swaps_only_on_success(tmp_path: Path) -> None:
 def test_rebuilt_folder_restores_the_previous_content_on_failure(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     (out / "cohort").mkdir(parents=True)
-    (out / "cohort" / "manifest.json").write_text("{}")
+    (out / "cohort" / "cohort.json").write_text("{}")
     (out / "report.md").write_text("old report")
     before = _snapshot(out)
     with pytest.raises(RuntimeError):
-        _fail_in(rebuilt_folder(out, "demo", "cohort/manifest.json"), seen=[])
+        _fail_in(rebuilt_folder(out, "demo", "cohort/cohort.json"), seen=[])
     assert _snapshot(out) == before
     assert _siblings(out) == []
 
@@ -128,7 +128,7 @@ def test_failed_demo_leaves_the_previous_demo(tmp_path: Path, monkeypatch: pytes
 
     out = tmp_path / "demo"
     (out / "cohort").mkdir(parents=True)
-    (out / "cohort" / "manifest.json").write_text('{"old": true}')
+    (out / "cohort" / "cohort.json").write_text('{"old": true}')
     (out / "report.md").write_text("previous demo, 50 users")
     before = _snapshot(out)
 
@@ -146,7 +146,7 @@ def test_demo_refuses_a_foreign_folder(tmp_path: Path) -> None:
     from wearbench.report import run_demo
 
     (tmp_path / "thesis.tex").write_text("x")
-    with pytest.raises(WearbenchError, match=r"holds no demo \(no cohort/manifest.json\)"):
+    with pytest.raises(WearbenchError, match=r"holds no demo \(no cohort/cohort.json\)"):
         run_demo(tmp_path, n_users=3, n_days=30, local_model=False)
     assert _snapshot(tmp_path) == {"thesis.tex": b"x"}
 
@@ -160,3 +160,17 @@ def test_write_text_atomic_keeps_the_old_file_on_failure(
         write_text_atomic(page, "new")
     assert page.read_text() == "old"
     assert [p.name for p in page.parent.iterdir()] == ["report.html"]
+
+
+def test_demo_rerun_with_other_sizes_replaces_the_folder(tmp_path: Path) -> None:
+    from wearbench.report import run_demo
+
+    out = tmp_path / "demo"
+    run_demo(out, n_users=12, n_days=150, seed=3, reference_users=200, local_model=False)
+    (out / "stale.txt").write_text("from the first run")
+    again = run_demo(out, n_users=10, n_days=150, seed=3, reference_users=200, local_model=False)
+    assert not (out / "stale.txt").exists()
+    assert load_cohort(out / "cohort").daily["user_id"].nunique() == 10
+    assert again.n_users == 10
+    assert (out / "report.md").is_file()
+    assert _siblings(out) == []

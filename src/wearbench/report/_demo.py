@@ -39,7 +39,7 @@ from wearbench.report._plots import (
 __all__ = ["DemoResult", "run_demo"]
 
 #: A file every demo folder has (a folder without it is not overwritten).
-DEMO_MARKER = "cohort/manifest.json"
+DEMO_MARKER = "cohort/cohort.json"
 _TIMELINE_METRICS = ("resting_hr", "hrv", "sleep_minutes", "steps", "stress")
 
 
@@ -107,7 +107,7 @@ def run_demo(
     Args:
         out: Folder to write. A previous demo there is set aside while this one runs and removed
             when it succeeds, or put back if it fails; a non-empty folder that holds no demo
-            (no ``cohort/manifest.json``) is refused before anything is written.
+            (no ``cohort/cohort.json``) is refused before anything is written.
         n_users: Synthetic users.
         n_days: Days per user.
         seed: Seed; fixes every output byte.
