@@ -160,6 +160,8 @@ def build(
     counts = result.stats
     click.echo(f"wrote {result.n_items} items from {counts['n_users']} users to {out}")
     click.echo("by type: " + _counts(counts["by_type"]))
+    for name, reasons in counts.get("zero_items", {}).items():
+        click.echo(f"0 items for {name}: " + "; ".join(f"{r} ({n:,})" for r, n in reasons))
     for label, values in counts["by_label"].items():
         click.echo(f"{label}: " + _counts(values))
     if "match_official" in counts:

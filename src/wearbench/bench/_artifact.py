@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import replaced_folder
 from wearbench._jsonfile import read_json_object
 from wearbench.questions import Item, UserContext
 
@@ -31,22 +32,27 @@ def write_artifact(
     manifest: Mapping[str, Any],
     datasheet: str,
 ) -> dict[str, str]:
-    """Write the artifact; returns ``{relative path: sha256}`` of every data file."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / CONTEXTS).mkdir(exist_ok=True)
+    """Write the artifact; returns ``{relative path: sha256}`` of every data file.
+
+    An existing benchmark folder is replaced as a whole: the artifact is written to a hidden
+    sibling and swapped in when complete, so a failed write leaves the previous one intact.
+
+    Raises:
+        WearbenchError: ``out`` is a file or a non-empty folder without a benchmark manifest
+            (nothing written).
+    """
     items = list(items)
     files: dict[str, bytes] = {ITEMS: "".join(i.to_json() + "\n" for i in items).encode("utf-8")}
     for user in sorted({i.user_id for i in items}):
         files[f"{CONTEXTS}/{user}.json.gz"] = contexts[user].dump()
     files[DATASHEET] = datasheet.encode("utf-8")
     hashes = {name: _sha(data) for name, data in sorted(files.items())}
-    for stale in (out / CONTEXTS).glob("*.json.gz"):
-        if f"{CONTEXTS}/{stale.name}" not in files:
-            stale.unlink()
-    for name, data in files.items():
-        (out / name).write_bytes(data)
     full = {**manifest, "files": hashes}
-    (out / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    with replaced_folder(out, "benchmark", MANIFEST) as new:
+        (new / CONTEXTS).mkdir()
+        for name, data in files.items():
+            (new / name).write_bytes(data)
+        (new / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return hashes
 
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wearbench._errors import WearbenchError
+from wearbench._folder import check_target
 from wearbench._version import __version__
-from wearbench.bench._artifact import write_artifact
+from wearbench.bench._artifact import MANIFEST, write_artifact
 from wearbench.bench._assemble import assemble
 from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
@@ -80,6 +82,12 @@ def _generate(
     return pending, drops
 
 
+def _why(stats: Mapping[str, Any]) -> str:
+    """The top drop reason of each type with 0 items, ``"; "``-joined (one line)."""
+    zero = stats["zero_items"]
+    return "; ".join(f"{t}: {r[0][0]} ({r[0][1]:,})" for t, r in zero.items()) or "no question type requested"
+
+
 def _manifest(
     cohort: Cohort, names: Sequence[str], seed: int, max_per_type: int | None, stats: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -125,7 +133,12 @@ def build_benchmark(
             (data/health, single/cross, literature/population; see
             :func:`wearbench.bench._official_mix.match_official`); the achieved shares are in
             ``stats["match_official"]`` and the datasheet.
+
+    Raises:
+        WearbenchError: No item survived; the message gives each type's top drop reason (e.g.
+            ``TYPE: user has N days, fewer than the M the type needs``) and nothing is written.
     """
+    check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
     if not isinstance(cohort, Cohort):
         cohort = load_cohort(cohort)
     names = type_names(types)
@@ -142,7 +155,9 @@ def build_benchmark(
     if match_official:
         pending, mix = official_mix(pending, seed)
     items = assemble(pending, seed)
-    stats = build_stats(items, drops, null_fdr)
+    stats = build_stats(items, drops, null_fdr, names)
+    if not items:
+        raise WearbenchError(f"0 items from {len(contexts)} users, nothing written to {out}: " + _why(stats))
     if mix is not None:
         stats["match_official"] = mix
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()

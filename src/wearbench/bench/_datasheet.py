@@ -10,7 +10,14 @@ from scipy import stats
 
 from wearbench.questions import LETTERS, Item, graph_references
 
-__all__ = ["OFFICIAL_COUNTS", "audit_lines", "build_stats", "reference_stats", "render_datasheet"]
+__all__ = [
+    "OFFICIAL_COUNTS",
+    "audit_lines",
+    "build_stats",
+    "reference_stats",
+    "render_datasheet",
+    "zero_item_types",
+]
 
 #: Label counts of the official WearableQA release (4,084 items; README of
 #: facebookresearch/WearableQA, table "Axis / Split / Count": grounding population / literature
@@ -45,14 +52,38 @@ def _position_test(items: Sequence[Item]) -> dict[str, Any]:
     return out
 
 
+def zero_item_types(
+    types: Sequence[str], by_type: Mapping[str, int], drops: Mapping[str, int], top: int = 3
+) -> dict[str, list[list[Any]]]:
+    """Every type of ``types`` with no item → its ``top`` drop reasons as ``[reason, count]``.
+
+    A type that generated no candidate and dropped none gets the reason ``"no candidate and no
+    drop recorded"`` with count 0, so no type goes missing from the datasheet without a reason.
+    """
+    out: dict[str, list[list[Any]]] = {}
+    for name in sorted(t for t in types if not by_type.get(t)):
+        prefix = f"{name}: "
+        mine = Counter({r[len(prefix) :]: n for r, n in drops.items() if r.startswith(prefix)})
+        reasons = [[r, n] for r, n in mine.most_common(top)]
+        out[name] = reasons or [["no candidate and no drop recorded", 0]]
+    return out
+
+
 def build_stats(
-    items: Sequence[Item], drops: Mapping[str, int], null_fdr: Mapping[str, Mapping[str, float]]
+    items: Sequence[Item],
+    drops: Mapping[str, int],
+    null_fdr: Mapping[str, Mapping[str, float]],
+    types: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Counts by type and label, answer-position balance, drop reasons and null-test FDRs."""
+    """Counts by type and label, answer-position balance, drop reasons and null-test FDRs.
+
+    ``zero_items`` lists every type of ``types`` that has no item, with its top drop reasons.
+    """
+    by_type = Counter(i.type for i in items)
     return {
         "n_items": len(items),
         "n_users": len({i.user_id for i in items}),
-        "by_type": dict(sorted(Counter(i.type for i in items).items())),
+        "by_type": dict(sorted(by_type.items())),
         "by_label": {
             label: dict(sorted(Counter(getattr(i, label) for i in items).items()))
             for label in ("reasoning", "signals", "grounding", "dependency")
@@ -60,6 +91,7 @@ def build_stats(
         "pair_kind": dict(sorted(Counter(i.pair_kind for i in items if i.pair_kind).items())),
         "answer_positions": _position_test(items),
         "drops": dict(sorted(drops.items())),
+        "zero_items": zero_item_types(types, by_type, drops),
         "null_fdr": {k: dict(v) for k, v in sorted(null_fdr.items())},
         "references": reference_stats(items),
     }
@@ -116,6 +148,7 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
         lines += _match_lines(s["match_official"])
     lines += ["", "## Items per type", "", "| type | items |", "|---|---|"]
     lines += [f"| {t} | {n:,} |" for t, n in s["by_type"].items()]
+    lines += _zero_lines(s["zero_items"]) if "zero_items" in s else []
     if s.get("pair_kind"):
         kinds = ", ".join(f"{k} {n:,}" for k, n in s["pair_kind"].items())
         lines += ["", f"Pair questions by the winning pair's kind (scored separately): {kinds}."]
@@ -139,6 +172,16 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     if "shortcut_audit" in s and "prior_audit" in s:
         lines += audit_lines(s["shortcut_audit"], s["prior_audit"])
     return "\n".join(lines) + "\n"
+
+
+def _zero_lines(zero: Mapping[str, Sequence[Sequence[Any]]]) -> list[str]:
+    """Datasheet section: every requested type with 0 items and its top drop reasons."""
+    if not zero:
+        return ["", "Every requested type has at least one item."]
+    lines = ["", "## Types with 0 items (top drop reasons)", "", "| type | reason | count |", "|---|---|---|"]
+    for name, reasons in zero.items():
+        lines += [f"| {name} | {reason} | {n:,} |" for reason, n in reasons]
+    return lines
 
 
 def _acc(a: Mapping[str, Any]) -> str:

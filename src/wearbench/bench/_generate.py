@@ -105,7 +105,12 @@ def _pending(qt: QuestionType, ctx: UserContext, draft: Draft, end: int) -> Pend
 
 def _one_type(qt: QuestionType, task: UserTask, result: UserResult) -> None:
     kept = 0
-    for end in qt.end_dates(task.ctx):
+    ends = qt.end_dates(task.ctx)
+    if not ends:
+        n, need = task.ctx.n_days, qt.min_history
+        why = f"user has {n} days, fewer than the {need} the type needs" if n < need else "no usable window"
+        result.drops[f"{qt.name}: {why} (no candidate end date)"] += 1
+    for end in ends:
         if kept >= qt.max_per_user:
             break
         rng = stable_rng(task.seed, qt.name, task.ctx.user_id, str(end))

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from wearbench._errors import CohortValidationError, WearbenchError
+from wearbench._folder import check_target, replaced_folder
 from wearbench._jsonfile import read_json_object
 from wearbench._version import __version__
 from wearbench.cohort._cohort import Cohort
@@ -52,7 +53,9 @@ def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool 
 
     Args:
         cohort: The cohort to write (rows in any order; they are sorted by key).
-        path: Folder to write; created if missing. Existing cohort files are replaced.
+        path: Folder to write; created if missing. An existing cohort folder is replaced as a
+            whole: the new cohort is written to a hidden sibling and swapped in only when
+            complete, so a failed write leaves the previous cohort intact.
         validate: Refuse to write a cohort with errors (repairable problems such as an
             out-of-range value are written as they are and repaired on load). Pass
             ``False`` only to write deliberately broken cohorts, e.g. test fixtures.
@@ -62,12 +65,12 @@ def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool 
 
     Raises:
         CohortValidationError: If ``validate`` and the cohort has errors; nothing is written.
-        WearbenchError: If ``path`` is a file, a table has duplicate column names, or the
-            source / ground truth is not JSON-serialisable.
+        WearbenchError: If ``path`` is a file or a non-empty folder without a cohort manifest
+            (nothing written), a table has duplicate column names, or the source / ground truth
+            is not JSON-serialisable.
     """
     out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise WearbenchError(f"{out}: exists and is not a folder; choose a folder for the cohort")
+    check_target(out, "cohort", MANIFEST)
     tables = cohort_tables(cohort)
     if validate:
         report = inspect_tables(tables, cohort.truth).report
@@ -89,11 +92,9 @@ def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool 
         "wearbench_version": __version__,
     }
     payloads.append((MANIFEST, _json_text(manifest, MANIFEST).encode("utf-8")))
-    out.mkdir(parents=True, exist_ok=True)
-    for name, data in payloads:
-        _write_atomic(out / name, data)
-    if truth_text is None:
-        (out / TRUTH_FILE).unlink(missing_ok=True)
+    with replaced_folder(out, "cohort", MANIFEST) as new:
+        for name, data in payloads:
+            (new / name).write_bytes(data)
     return out
 
 
@@ -149,15 +150,6 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table.replace_schema_metadata(None), sink, **_PARQUET_OPTIONS)
     return bytes(sink.getvalue().to_pybytes())
-
-
-def _write_atomic(file: Path, data: bytes) -> None:
-    tmp = file.with_name(f".{file.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, file)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _json_text(obj: Any, what: str) -> str:

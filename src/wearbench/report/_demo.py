@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import rebuilt_folder
 from wearbench.audit import PlantedAudit, audit_planted
 from wearbench.cohort import (
     Cohort,
@@ -37,6 +38,8 @@ from wearbench.report._plots import (
 
 __all__ = ["DemoResult", "run_demo"]
 
+#: A file every demo folder has (a folder without it is not overwritten).
+DEMO_MARKER = "cohort/cohort.json"
 _TIMELINE_METRICS = ("resting_hr", "hrv", "sleep_minutes", "steps", "stress")
 
 
@@ -102,18 +105,36 @@ def run_demo(
     """Run the end-to-end demo on the embedded synthetic default; no network, no keys.
 
     Args:
-        out: Folder to write (created; existing demo files are overwritten).
+        out: Folder to write. A previous demo there is set aside while this one runs and removed
+            when it succeeds, or put back if it fails; a non-empty folder that holds no demo
+            (no ``cohort/cohort.json``) is refused before anything is written.
         n_users: Synthetic users.
         n_days: Days per user.
         seed: Seed; fixes every output byte.
         reference_users: Population size for reference percentiles.
         local_model: Also evaluate the bundled local GGUF model on a few items (None: if installed).
         progress: Optional ``(step_done, steps_total)`` callback.
+
+    Raises:
+        WearbenchError: ``out`` is a file or a non-empty folder without a demo.
     """
+    out = Path(out)
+    with rebuilt_folder(out, "demo", DEMO_MARKER):
+        return _demo_steps(out, n_users, n_days, seed, reference_users, local_model, progress)
+
+
+def _demo_steps(
+    out: Path,
+    n_users: int,
+    n_days: int,
+    seed: int,
+    reference_users: int,
+    local_model: bool | None,
+    progress: Callable[[int, int], None] | None,
+) -> DemoResult:
+    """Every step of :func:`run_demo`, writing into the empty folder ``out``."""
     from wearbench._api import synth
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     steps = 7
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"

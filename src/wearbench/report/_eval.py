@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import write_text_atomic
 from wearbench._version import __version__
 from wearbench.bench import load_context, read_items
 from wearbench.questions import Item, UserContext
@@ -205,9 +206,7 @@ def write_eval_report(
     with plot_style():
         sections = _sections(scored, board, all_items, bench_dir, n_examples, seed, n_boot)
     page = H.document(title, _meta(scored, all_items, seed, n_boot, generated), sections)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
-    return out
+    return write_text_atomic(out, page)  # a failed write leaves the previous report intact
 
 
 def _sections(

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import replaced_folder
 from wearbench._version import __version__
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
@@ -97,7 +98,9 @@ def write_simulation(
 
     Args:
         frame: The simulation (run with ``faults`` when ``faults`` is given).
-        out: Folder to write.
+        out: Folder to write. An existing simulation folder is replaced as a whole (written to a
+            hidden sibling and swapped in when complete); a non-empty folder without a
+            ``manifest.json`` is refused before anything is written.
         sample_time: Sensor sample period (min).
         params: Run parameters for the manifest.
         start: Time of minute 0.
@@ -105,7 +108,24 @@ def write_simulation(
         exercise: The sessions table the frame was simulated with (``patient`` row index,
             ``start``, ``duration``, ``kind``, ``intensity``), written as exercise events.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    with replaced_folder(out, "CGM simulation", "manifest.json") as new:
+        _write_simulation(
+            frame, new, sample_time=sample_time, params=params, start=start, faults=faults, exercise=exercise
+        )
+    return Path(out)
+
+
+def _write_simulation(
+    frame: pd.DataFrame,
+    out: Path,
+    *,
+    sample_time: int,
+    params: Mapping[str, Any],
+    start: str = "2024-01-01",
+    faults: FaultPlan | None = None,
+    exercise: pd.DataFrame | None = None,
+) -> Path:
+    """Write the dataset files into the empty folder ``out`` (see :func:`write_simulation`)."""
     time = pd.Timestamp(start) + pd.to_timedelta(frame["minute"], unit="min")
     sampled = frame[frame["minute"] % sample_time == 0]
     t_s = time[sampled.index]

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench._folder import check_target, replaced_folder
 from wearbench._registry import Kind, registered, registry
 from wearbench.cohort import (
     BIOMARKER_NAMES,
@@ -42,6 +43,7 @@ from wearbench.cohort import (
     reference_percentiles,
     save_cohort,
 )
+from wearbench.cohort._validate import MANIFEST
 from wearbench.sources._report import ImportLog, ImportReport
 
 __all__ = [
@@ -224,23 +226,29 @@ def import_source(name: str, path: str | Path, out: str | Path | None = None) ->
         name: Loader name (``apple-health``, ``fitabase``, ``pmdata``, ``garmin-uom``, ``fit``,
             ``whoop``, ``csv``).
         path: File or folder the loader reads.
-        out: Cohort folder to write, with ``import_report.json``; None to only return them.
+        out: Cohort folder to write, with ``import_report.json``; None to only return them. An
+            existing cohort folder is replaced only once both are complete (see
+            :func:`~wearbench._folder.replaced_folder`).
 
     Raises:
         UnknownNameError: For an unknown loader (with close matches).
-        WearbenchError: For unreadable or malformed input (one line naming file and place).
+        WearbenchError: For unreadable or malformed input (one line naming file and place), or
+            an ``out`` that is a file or a non-empty folder without a cohort (before any work).
     """
     path = Path(path)
+    if out is not None:
+        check_target(Path(out), "cohort", MANIFEST)  # refuse a foreign folder before any work
     found, log = run_loader("loader", name, path)
     loaded: LoadedSource = found
     params = {"path": str(path), **{k: v for k, v in loaded.extras.items() if _jsonable(v)}}
     cohort = assemble_cohort(loaded, log, {"name": name, "params": params})
     report = _report(name, path, cohort, log)
     if out is not None:
-        save_cohort(cohort, out)
         doc = {**report.to_dict(), "reference": reference_summary(cohort)}
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-        (Path(out) / REPORT_NAME).write_text(text, encoding="utf-8")
+        with replaced_folder(out, "cohort", MANIFEST) as new:  # cohort and report swap in together
+            save_cohort(cohort, new)
+            (new / REPORT_NAME).write_text(text, encoding="utf-8")
     return cohort, report
 
 

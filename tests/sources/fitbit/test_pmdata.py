@@ -110,13 +110,6 @@ def test_zero_resting_hr_is_a_counted_repair_and_overview_csv(tmp_path: Path) ->
             r"resting_heart_rate.json: line 1, column \d+",
         ),
         ('{"dateTime": "2019-11-01"}', "expected a JSON list of records, found dict"),
-        ('[{"dateTime": "2019-11-01 00:00:00"}]', "record 0: missing field"),
-        ('[{"dateTime": "2019-11-01 00:00:00", "value": 5}]', "record 0: expected value to be an object"),
-        (
-            '[{"dateTime": "2019-11-01 00:00:00", "value": {"value": "abc"}}]',
-            "record 0, value.value: expected a number",
-        ),
-        ('[{"dateTime": "not a date", "value": {"value": 50}}]', "record 0, dateTime: unreadable time"),
         ("", "resting_heart_rate.json: empty file"),
     ],
 )
@@ -152,9 +145,78 @@ def test_minute_steps_summed_and_bad_minutes_counted(tmp_path: Path) -> None:
     assert day1["exercise_minutes"] == 0
 
 
-def test_exercise_wrong_field_type_is_one_line_error(tmp_path: Path) -> None:
-    sessions = [{"startTime": "2019-11-01 10:00:00", "duration": "long"}]
-    with pytest.raises(
-        WearbenchError, match=r"p01/fitbit/exercise.json: record 0, duration: expected a number"
-    ):
-        import_source("pmdata", _person(tmp_path, {"exercise.json": sessions}))
+@pytest.mark.parametrize(
+    ("record", "kind", "example"),
+    [
+        (
+            '{"dateTime": "2019-11-02 00:00:00"}',
+            "resting_heart_rate.json: record not an object or missing a field, rejected",
+            "p01/fitbit/resting_heart_rate.json: record 1: missing field(s) value",
+        ),
+        (
+            '{"dateTime": "2019-11-02 00:00:00", "value": 5}',
+            "resting_heart_rate.json: unreadable record, rejected",
+            "p01/fitbit/resting_heart_rate.json: record 1: expected value to be an object with 'value', "
+            "found 5 (user p01, date 2019-11-02 00:00:00)",
+        ),
+        (
+            '{"dateTime": "2019-11-02 00:00:00", "value": {"value": "abc"}}',
+            "resting_heart_rate.json: unreadable record, rejected",
+            "p01/fitbit/resting_heart_rate.json: record 1, value.value: expected a number, found 'abc' "
+            "(user p01, date 2019-11-02 00:00:00)",
+        ),
+        (
+            '{"dateTime": "not a date", "value": {"value": 50}}',
+            "resting_heart_rate.json: unreadable record, rejected",
+            "p01/fitbit/resting_heart_rate.json: record 1, dateTime: unreadable time 'not a date' "
+            "(user p01, date not a date)",
+        ),
+    ],
+)
+def test_one_bad_record_is_a_counted_rejection(tmp_path: Path, record: str, kind: str, example: str) -> None:
+    first, last = json.dumps(_rhr("2019-11-01", 55.5)), json.dumps(_rhr("2019-11-03", 57.0))
+    text = f"[{first}, {record}, {last}]"  # the bad record sits between two good ones
+    cohort, report = import_source("pmdata", _person(tmp_path, {"resting_heart_rate.json": text}))
+    assert report.rejections[kind] == 1
+    assert report.examples[kind] == [example]
+    assert cohort.daily["resting_hr"].tolist() == [55.5, 57.0]
+
+
+def test_exercise_wrong_field_type_is_a_counted_rejection(tmp_path: Path) -> None:
+    sessions = [
+        {"startTime": "2019-11-01 10:00:00", "duration": "long"},
+        {"startTime": "2019-11-01 18:00:00", "duration": 1_800_000, "averageHeartRate": 120},
+    ]
+    cohort, report = import_source("pmdata", _person(tmp_path, {"exercise.json": sessions}))
+    kind = "exercise.json: unreadable record, rejected"
+    assert report.rejections[kind] == 1
+    assert report.examples[kind] == [
+        "p01/fitbit/exercise.json: record 0, duration: expected a number, found 'long' "
+        "(user p01, date 2019-11-01 10:00:00)"
+    ]
+    row = cohort.daily.iloc[0]
+    assert (row["exercise_count"], row["exercise_minutes"], row["exercise_avg_hr"]) == (1, 30, 120)
+
+
+def test_real_p01_with_one_non_numeric_record(shared_data: Path, tmp_path: Path) -> None:
+    """Real PMData p01 with record 4 (2019-11-05, 52.259 bpm) set to "n/a": one counted rejection."""
+    fitbit = tmp_path / "p01" / "fitbit"
+    fitbit.mkdir(parents=True)
+    source = shared_data / "pmdata" / "p01" / "fitbit"
+    for name in ("resting_heart_rate.json", "sleep.json"):
+        (fitbit / name).write_bytes((source / name).read_bytes())
+    rhr = json.loads((fitbit / "resting_heart_rate.json").read_text())
+    assert rhr[4]["dateTime"] == "2019-11-05 00:00:00"
+    rhr[4]["value"]["value"] = "n/a"
+    (fitbit / "resting_heart_rate.json").write_text(json.dumps(rhr))
+    cohort, report = import_source("pmdata", tmp_path)
+    kind = "resting_heart_rate.json: unreadable record, rejected"
+    assert report.rejections[kind] == 1
+    assert report.examples[kind] == [
+        "p01/fitbit/resting_heart_rate.json: record 4, value.value: expected a number, found 'n/a' "
+        "(user p01, date 2019-11-05 00:00:00)"
+    ]
+    assert report.rows_read["resting_heart_rate.json"] == 152
+    assert np.isnan(_day(cohort, "p01", "2019-11-05")["resting_hr"])  # the night's sleep keeps the day
+    assert _day(cohort, "p01", "2019-11-01")["resting_hr"] == 53.74107360839844
+    assert _day(cohort, "p01", "2019-11-02")["sleep_minutes"] == 378

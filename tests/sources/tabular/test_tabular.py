@@ -151,15 +151,18 @@ demographics: {age: {column: age}, sex: {column: gender}}
 
 def test_bad_cells_are_counted(tmp_path: Path) -> None:
     data = (
-        "user,date,steps\na,2024-01-01,100\na,01/02/2024,200\na,2024-01-03,lots\na,2024-01-03,300\n"
+        "user,date,steps\na,2024-01-01,100\na,2024-02-30,200\na,2024-01-03,lots\na,2024-01-03,300\n"
         ",2024-01-04,1\n"
     )
     mapping = "user: {column: user}\ndate: {column: date}\nmetrics: {steps: {column: steps, unit: steps}}\n"
     log = ImportLog()
     daily = _daily(_write(tmp_path, data, mapping), log)
-    assert daily["steps"].tolist() == [100.0, 300.0]  # 01/02/2024 rejected; 'lots' missing → first value 300
+    assert daily["steps"].tolist() == [
+        100.0,
+        300.0,
+    ]  # 2024-02-30 (no such day) rejected; 'lots' missing → first value 300
     assert log.examples["date not readable as ISO 8601, row rejected"] == [
-        "daily.csv line 3, user a, column 'date' = '01/02/2024'"
+        "daily.csv line 3, user a, column 'date' = '2024-02-30'"
     ]
     assert log.repairs["steps: not a number, set missing"] == 1
     assert log.rejections["row without a user in column 'user', rejected"] == 1

@@ -93,12 +93,17 @@ def dates_or_reject(
     return frame[~bad], stamps[~bad]
 
 
-def load_json_list(path: Path, label: str, keys: Sequence[str]) -> list[dict[str, Any]]:
+def load_json_list(
+    path: Path, label: str, keys: Sequence[str], log: ImportLog | None = None
+) -> list[dict[str, Any]]:
     """Read a Fitbit JSON export file: a list of objects, each with ``keys``.
+
+    With ``log``, a record that is not an object or lacks a key is rejected and counted (kind
+    ``"<file>: record not an object or missing a field, rejected"``) and the others are kept.
 
     Raises:
         WearbenchError: Unreadable or truncated JSON (names the line and column), or the wrong shape
-            (names the record index).
+            (names the record index; per record only without ``log``).
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -114,10 +119,16 @@ def load_json_list(path: Path, label: str, keys: Sequence[str]) -> list[dict[str
         ) from None
     if not isinstance(data, list):
         raise WearbenchError(f"{label}: expected a JSON list of records, found {type(data).__name__}")
+    kept = []
     for i, record in enumerate(data):
         if not isinstance(record, dict):
-            raise WearbenchError(f"{label}: record {i}: expected an object, found {type(record).__name__}")
-        absent = [k for k in keys if k not in record]
-        if absent:
-            raise WearbenchError(f"{label}: record {i}: missing field(s) {', '.join(absent)}")
-    return data
+            problem = f"{label}: record {i}: expected an object, found {type(record).__name__}"
+        elif absent := [k for k in keys if k not in record]:
+            problem = f"{label}: record {i}: missing field(s) {', '.join(absent)}"
+        else:
+            kept.append(record)
+            continue
+        if log is None:
+            raise WearbenchError(problem)
+        log.reject(f"{path.name}: record not an object or missing a field, rejected", problem)
+    return kept

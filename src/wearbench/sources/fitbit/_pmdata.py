@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,27 @@ __all__ = ["load_pmdata"]
 
 _STAMP = "%Y-%m-%d %H:%M:%S"
 _Record = dict[str, Any]
+_T = TypeVar("_T")
+#: Fields that date a record, in order of preference (for rejection examples).
+_DATE_KEYS = ("dateTime", "dateOfSleep", "startTime")
+
+
+def _each(
+    data: list[_Record], folder: Path, name: str, log: ImportLog, convert: Callable[[_Record, str], _T]
+) -> list[_T]:
+    """``convert(record, where)`` for every record; a record it cannot read is rejected and counted.
+
+    The rejection example names file, record index, field and value (from the error), user and date.
+    """
+    out = []
+    for i, rec in enumerate(data):
+        where = f"{folder.name}/fitbit/{name}.json: record {i}"
+        try:
+            out.append(convert(rec, where))
+        except WearbenchError as exc:
+            day = next((str(rec[k]) for k in _DATE_KEYS if k in rec), "?")
+            log.reject(f"{name}.json: unreadable record, rejected", f"{exc} (user {folder.name}, date {day})")
+    return out
 
 
 def _number(value: Any, where: str) -> float:
@@ -56,7 +77,7 @@ def _records(folder: Path, name: str, keys: tuple[str, ...], log: ImportLog) -> 
     if not file.is_file():
         return None
     label = f"{folder.name}/fitbit/{file.name}"
-    data = load_json_list(file, label, keys)
+    data = load_json_list(file, label, keys, log)
     log.read(f"{name}.json", len(data))
     ident = "logId" if data and "logId" in data[0] else "dateTime" if "dateTime" in keys else None
     if ident is None:
@@ -81,20 +102,25 @@ def _resting_hr(folder: Path, log: ImportLog) -> pd.DataFrame | None:
     data = _records(folder, "resting_heart_rate", ("dateTime", "value"), log)
     if data is None:
         return None
-    rows = []
-    kind = "resting_heart_rate.json: value 0 (no data) set missing"
-    for i, rec in enumerate(data):
-        where = f"{folder.name}/fitbit/resting_heart_rate.json: record {i}"
+
+    def read(rec: _Record, where: str) -> tuple[pd.Timestamp, float]:
         inner = rec["value"]
         if not isinstance(inner, dict) or "value" not in inner:
-            raise WearbenchError(f"{where}: expected value to be an object with 'value'")
-        bpm = _number(inner["value"], f"{where}, value.value")
-        day = _stamp(rec["dateTime"], f"{where}, dateTime").normalize()
+            raise WearbenchError(f"{where}: expected value to be an object with 'value', found {inner!r}")
+        return _stamp(rec["dateTime"], f"{where}, dateTime").normalize(), _number(
+            inner["value"], f"{where}, value.value"
+        )
+
+    rows = _each(data, folder, "resting_heart_rate", log, read)
+    for day, bpm in rows:
         if bpm == 0:
-            log.repair(kind, f"user {folder.name}, {day.date()}, resting_hr = 0")
-            bpm = float("nan")
-        rows.append((day, bpm))
-    return pd.DataFrame(rows, columns=["date", "resting_hr"])
+            log.repair(
+                "resting_heart_rate.json: value 0 (no data) set missing",
+                f"user {folder.name}, {day.date()}, resting_hr = 0",
+            )
+    frame = pd.DataFrame(rows, columns=["date", "resting_hr"])
+    frame["resting_hr"] = frame["resting_hr"].astype("float64").replace(0.0, np.nan)
+    return frame
 
 
 def _daily_values(folder: Path, name: str, log: ImportLog) -> pd.Series | None:
@@ -102,10 +128,15 @@ def _daily_values(folder: Path, name: str, log: ImportLog) -> pd.Series | None:
     data = _records(folder, name, ("dateTime", "value"), log)
     if data is None:
         return None
-    where = f"{folder.name}/fitbit/{name}.json: record"
-    days = [_stamp(r["dateTime"], f"{where} {i}").normalize() for i, r in enumerate(data)]
-    values = [_number(r["value"], f"{where} {i}, value") for i, r in enumerate(data)]
-    return pd.Series(values, index=pd.DatetimeIndex(days), dtype="float64").groupby(level=0).first()
+
+    def read(rec: _Record, where: str) -> tuple[pd.Timestamp, float]:
+        return _stamp(rec["dateTime"], f"{where}, dateTime").normalize(), _number(
+            rec["value"], f"{where}, value"
+        )
+
+    rows = _each(data, folder, name, log, read)
+    days = pd.DatetimeIndex([d for d, _ in rows])
+    return pd.Series([v for _, v in rows], index=days, dtype="float64").groupby(level=0).first()
 
 
 def _stage_minutes(rec: _Record, where: str) -> tuple[float, float, float]:
@@ -119,34 +150,38 @@ def _stage_minutes(rec: _Record, where: str) -> tuple[float, float, float]:
     return deep, rem, deep + light + rem
 
 
+def _night(rec: _Record, where: str) -> dict[str, Any]:
+    """One main-sleep record: wake date, minutes, efficiency, stage shares and onset time."""
+    asleep = _number(rec["minutesAsleep"], f"{where}, minutesAsleep")
+    in_bed = _number(rec["timeInBed"], f"{where}, timeInBed")
+    deep, rem, staged = _stage_minutes(rec, where)
+    start = _stamp(rec["startTime"], f"{where}, startTime")
+    latency = _number(rec.get("minutesToFallAsleep"), f"{where}, minutesToFallAsleep")
+    return {
+        "date": _stamp(rec["dateOfSleep"], f"{where}, dateOfSleep").normalize(),
+        "sleep_minutes": asleep,
+        "sleep_efficiency": asleep / in_bed * 100 if in_bed > 0 else np.nan,
+        "deep_sleep_pct": deep / staged * 100 if staged > 0 else np.nan,
+        "rem_sleep_pct": rem / staged * 100 if staged > 0 else np.nan,
+        "onset": start + pd.Timedelta(minutes=np.nan_to_num(latency)),
+    }
+
+
 def _sleep(folder: Path, log: ImportLog) -> pd.DataFrame | None:
     """Main sleep per wake date (``dateOfSleep``): minutes, efficiency, stage shares, onset."""
     keys = ("dateOfSleep", "startTime", "minutesAsleep", "timeInBed")
     data = _records(folder, "sleep", keys, log)
     if data is None:
         return None
-    rows = []
-    for i, rec in enumerate(data):
-        where = f"{folder.name}/fitbit/sleep.json: record {i}"
+    main = []
+    for rec in data:
         if rec.get("mainSleep") is False:
             log.reject(
                 "sleep.json: not the main sleep (nap): not used", f"user {folder.name}, {rec['dateOfSleep']}"
             )
-            continue
-        asleep, in_bed = _number(rec["minutesAsleep"], where), _number(rec["timeInBed"], where)
-        deep, rem, staged = _stage_minutes(rec, where)
-        start = _stamp(rec["startTime"], f"{where}, startTime")
-        onset = start + pd.Timedelta(minutes=np.nan_to_num(_number(rec.get("minutesToFallAsleep"), where)))
-        rows.append(
-            {
-                "date": _stamp(rec["dateOfSleep"], f"{where}, dateOfSleep").normalize(),
-                "sleep_minutes": asleep,
-                "sleep_efficiency": asleep / in_bed * 100 if in_bed > 0 else np.nan,
-                "deep_sleep_pct": deep / staged * 100 if staged > 0 else np.nan,
-                "rem_sleep_pct": rem / staged * 100 if staged > 0 else np.nan,
-                "onset": onset,
-            }
-        )
+        else:
+            main.append(rec)
+    rows = _each(main, folder, "sleep", log, _night)
     if not rows:
         return None
     frame = pd.DataFrame(rows).sort_values("sleep_minutes", ascending=False, kind="stable")
@@ -168,19 +203,18 @@ def _exercise(folder: Path, weight_kg: float, log: ImportLog) -> pd.DataFrame | 
     data = _records(folder, "exercise", ("startTime", "duration"), log)
     if data is None:
         return None
-    rows = []
-    for i, rec in enumerate(data):
-        where = f"{folder.name}/fitbit/exercise.json: record {i}"
+
+    def read(rec: _Record, where: str) -> dict[str, Any]:
         vo2 = rec.get("vo2Max")
-        rows.append(
-            {
-                "date": _stamp(rec["startTime"], f"{where}, startTime").normalize(),
-                "minutes": _number(rec["duration"], f"{where}, duration") / 60_000,
-                "hr": _number(rec.get("averageHeartRate"), f"{where}, averageHeartRate"),
-                "kcal": _number(rec.get("calories"), f"{where}, calories"),
-                "vo2": _number(vo2.get("vo2Max"), f"{where}, vo2Max") if isinstance(vo2, dict) else np.nan,
-            }
-        )
+        return {
+            "date": _stamp(rec["startTime"], f"{where}, startTime").normalize(),
+            "minutes": _number(rec["duration"], f"{where}, duration") / 60_000,
+            "hr": _number(rec.get("averageHeartRate"), f"{where}, averageHeartRate"),
+            "kcal": _number(rec.get("calories"), f"{where}, calories"),
+            "vo2": _number(vo2.get("vo2Max"), f"{where}, vo2Max") if isinstance(vo2, dict) else np.nan,
+        }
+
+    rows = _each(data, folder, "exercise", log, read)
     if not rows:
         return None
     s = pd.DataFrame(rows)

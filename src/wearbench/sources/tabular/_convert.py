@@ -76,12 +76,13 @@ def _rows(
 
 
 def chunk_rows(
-    chunk: pd.DataFrame, mp: Mapping, file: str, log: ImportLog
+    chunk: pd.DataFrame, mp: Mapping, file: str, log: ImportLog, order: str | None = None
 ) -> tuple[pd.DataFrame, str | None]:
     """Narrow rows (``user_id``, ``date``, one float column per metric, demographics as read).
 
     Rows without a user or a readable date are rejected (counted, with examples). Returns the rows
-    and the first unreadable date cell (``file line N: 'cell'``), or None.
+    and the first unreadable date cell (``file line N: 'cell'``), or None. ``order`` is the
+    day/month order the data proved (see :func:`~wearbench.sources.tabular._dates.date_order`).
     """
     if mp.user_column is not None:
         users = chunk[mp.user_column].astype("string").str.strip()
@@ -89,7 +90,7 @@ def chunk_rows(
         users = pd.Series(mp.user_id, index=chunk.index, dtype="string")
     no_user = users.isna() | (users == "")
     try:
-        dates = parse_dates(chunk[mp.date_column], mp.date_format, mp.timezone).dt.normalize()
+        dates = parse_dates(chunk[mp.date_column], mp.date_format, mp.timezone, order).dt.normalize()
     except WearbenchError as exc:
         raise WearbenchError(f"{mp.path}: {exc}") from None
     ids = pd.DataFrame({"user_id": users.fillna("?"), "date": dates})
@@ -106,7 +107,7 @@ def chunk_rows(
         f"{w}, user {u}, column {mp.date_column!r} = {c!r}"
         for w, u, c in zip(_where(file, chunk, bad_date), users[bad_date].head(5), cells, strict=True)
     ]
-    fmt = mp.date_format or "ISO 8601"
+    fmt = mp.date_format or {"DMY": "day/month/year", "MDY": "month/day/year"}.get(order or "", "ISO 8601")
     _log(log, "reject", f"date not readable as {fmt}, row rejected", texts, int(bad_date.sum()))
     keep = ~(no_user | bad_date)
     chunk, out = chunk[keep], ids[keep].copy()

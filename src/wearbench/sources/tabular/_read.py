@@ -10,13 +10,15 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["CHUNK_ROWS", "PARQUET_SUFFIXES", "chunks", "parse_dates"]
+__all__ = ["CHUNK_ROWS", "NUMERIC_DATE", "PARQUET_SUFFIXES", "chunks", "parse_dates", "reorder"]
 
 #: Rows per chunk when streaming a data file.
 CHUNK_ROWS = 200_000
 PARQUET_SUFFIXES = (".parquet", ".pq")
 _OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})$"
 _DATE_ONLY = r"\d{4}-\d{2}-\d{2}"
+#: A numeric date ``A/B/YYYY`` (``/``, ``.`` or ``-``) and anything after it (a time).
+NUMERIC_DATE = r"^(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{4})(.*)$"
 
 
 def _check_columns(path: Path, have: list[str], need: list[str], where: str = "line 1") -> None:
@@ -81,12 +83,25 @@ def chunks(
     return _csv_chunks(path, need, delimiter, rows)
 
 
-def parse_dates(cells: pd.Series, fmt: str | None, zone: str | None) -> pd.Series:
+def reorder(text: pd.Series, order: str) -> pd.Series:
+    """Numeric ``A/B/YYYY[ time]`` cells rewritten as ISO ``YYYY-MM-DD[ time]`` in ``order``."""
+    day, month = (1, 2) if order == "DMY" else (2, 1)
+
+    def iso(m: object) -> str:
+        g = m.group  # type: ignore[attr-defined]
+        return f"{g(3)}-{int(g(month)):02d}-{int(g(day)):02d}{g(4)}"
+
+    out: pd.Series = text.str.replace(NUMERIC_DATE, iso, regex=True)
+    return out
+
+
+def parse_dates(cells: pd.Series, fmt: str | None, zone: str | None, order: str | None = None) -> pd.Series:
     """Local wall-clock datetimes (naive; NaT when unreadable) from a date or timestamp column.
 
     Without ``zone`` the times are taken as written (a trailing UTC offset is ignored). With an
     IANA ``zone`` timestamps are instants (naive ones read as UTC) converted into ``zone``;
-    date-only cells (``YYYY-MM-DD``) are already local days and are never shifted.
+    date-only cells (``YYYY-MM-DD``) are already local days and are never shifted. ``order``
+    (``"DMY"`` or ``"MDY"``, without ``fmt``) reads numeric ``A/B/YYYY`` cells in that order.
 
     Raises:
         WearbenchError: An unusable ``fmt`` (the caller adds the mapping file).
@@ -96,6 +111,8 @@ def parse_dates(cells: pd.Series, fmt: str | None, zone: str | None) -> pd.Serie
         date_only = pd.Series(False, index=cells.index)
     else:
         text = cells.astype("string").str.strip()
+        if order is not None and fmt is None:
+            text = reorder(text, order)
         date_only = text.str.fullmatch(_DATE_ONLY).fillna(False).astype(bool)
         if zone is None and fmt is None:
             text = text.str.replace(_OFFSET, "", regex=True)

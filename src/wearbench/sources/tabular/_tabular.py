@@ -14,6 +14,7 @@ from wearbench.sources._loader import LoadedSource, loader
 from wearbench.sources._report import ImportLog
 from wearbench.sources.tabular._aggregate import combine, partial
 from wearbench.sources.tabular._convert import chunk_rows
+from wearbench.sources.tabular._dates import date_order
 from wearbench.sources.tabular._mapping import Mapping, read_mapping
 from wearbench.sources.tabular._read import CHUNK_ROWS, PARQUET_SUFFIXES, chunks
 
@@ -108,7 +109,8 @@ def load_table(path: Path, log: ImportLog, chunk_rows_n: int = CHUNK_ROWS) -> Lo
         as the mapping says; demographics when the mapping names them.
 
     Raises:
-        WearbenchError: Bad mapping, unreadable file, missing columns, or no readable dates.
+        WearbenchError: Bad mapping, unreadable file, missing columns, no readable dates, or a
+            day/month order that the data leave ambiguous (see :func:`date_order`).
     """
     data, mp = find_mapping(path)
     file = data.name
@@ -116,9 +118,10 @@ def load_table(path: Path, log: ImportLog, chunk_rows_n: int = CHUNK_ROWS) -> Lo
     first_bad: str | None = None
     n_rows = 0
     delimiter = mp.delimiter or ("\t" if data.suffix.lower() == ".tsv" else ",")
+    order = date_order(data, mp, delimiter, chunk_rows_n, log)
     for chunk in chunks(data, mp.columns(), delimiter, chunk_rows_n):
         n_rows += len(chunk)
-        rows, bad = chunk_rows(chunk, mp, file, log)
+        rows, bad = chunk_rows(chunk, mp, file, log, order)
         first_bad = first_bad or bad
         if len(rows):
             parts.append(partial(rows, mp.metrics))
