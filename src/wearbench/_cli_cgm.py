@@ -82,7 +82,8 @@ def load_cgm(path: Path, source: str | None) -> tuple[str, CGMData]:
 @cgm_group.command("metrics")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="CGM loader name (default: an imported folder, or auto-detect).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: a table with units, or JSON records.")  # fmt: skip
 def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
     """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder)."""
     from wearbench.cgm.metrics import metrics_table
@@ -99,15 +100,20 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
 @cgm_group.command("simulate")
 @click.option("--patients", default="adult#001..adult#010", show_default=True,
               help="Names, ranges (adult#001..adult#010) or 'all', comma-separated.")  # fmt: skip
-@click.option("--days", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--days", type=click.IntRange(min=1), default=30, show_default=True, help="Days simulated.")
 @click.option(
-    "--controller", type=click.Choice(["basal-bolus", "pid"]), default="basal-bolus", show_default=True
+    "--controller",
+    type=click.Choice(["basal-bolus", "pid"]),
+    default="basal-bolus",
+    show_default=True,
+    help="Insulin controller: basal-bolus therapy or a PID loop.",
 )
 @click.option(
     "--sensor",
     type=click.Choice(["Dexcom", "GuardianRT", "Navigator", "none"]),
     default="Dexcom",
     show_default=True,
+    help="CGM sensor model (noise, sampling), or 'none' for true blood glucose every minute.",
 )
 @click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
 @click.option("--faults", default="none", show_default=True,
@@ -119,7 +125,7 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
     show_default=True,
     help="'random': running and cycling sessions, about 3 a week (docs/cgm-exercise.md).",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
 def cgm_simulate(
     patients: str,

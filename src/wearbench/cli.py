@@ -27,8 +27,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--users", "n_users", type=click.IntRange(min=1), default=200, show_default=True)
-@click.option("--days", "n_days", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--users", "n_users", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Number of users.")  # fmt: skip
+@click.option("--days", "n_days", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Days per user.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Cohort folder to write.")
 @click.option(
@@ -73,7 +75,8 @@ def validate(path: Path) -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: readable text or JSON.")  # fmt: skip
 def describe(path: Path, fmt: str) -> None:
     """Per-metric distributions, missingness and correlations of the cohort at PATH."""
     from wearbench.cohort import describe_cohort, load_cohort, render_describe
@@ -90,10 +93,13 @@ def _json_default(obj: Any) -> Any:
 
 
 @cli.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True)
-@click.option("--users", "n_users", type=click.IntRange(min=2), default=50, show_default=True)
-@click.option("--days", "n_days", type=click.IntRange(min=60), default=365, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True,
+              help="Folder for the cohort, benchmark, runs and reports.")  # fmt: skip
+@click.option("--users", "n_users", type=click.IntRange(min=2), default=50, show_default=True,
+              help="Number of synthetic users.")  # fmt: skip
+@click.option("--days", "n_days", type=click.IntRange(min=60), default=365, show_default=True,
+              help="Days per user.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option(
     "--local-model/--no-local-model",
     default=None,
@@ -238,7 +244,8 @@ def import_official_cmd(file: Path, out: Path) -> None:
 
 @cli.command()
 @click.argument("bench", type=click.Path(path_type=Path))
-@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True)
+@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True,
+              help="random: a uniform pick (chance); oracle: replays each item's graph.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random solver.")
 def solve(bench: Path, solver: str, seed: int) -> None:
     """Score a reference solver on BENCH: accuracy with a 95% Wilson interval."""
@@ -259,7 +266,12 @@ def solve(bench: Path, solver: str, seed: int) -> None:
     default="primitive",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="Output: a plain list, a Markdown table or JSON.",
 )
 def list_registered(kind: str, fmt: str) -> None:
     """List registered KIND: primitives, question types, model adapters, representations or loaders."""
