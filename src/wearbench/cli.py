@@ -108,9 +108,9 @@ def _json_default(obj: Any) -> Any:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo(out: Path, n_users: int, n_days: int, seed: int, local_model: bool | None, quiet: bool) -> None:
     """Synthesise a cohort, validate, describe, build and verify a benchmark, evaluate baselines, report."""
-    from wearbench.report import run_demo
+    from wearbench.report import DEMO_STAGES, run_demo
 
-    with _progress_bar("demo", _show_progress(quiet)) as progress:
+    with _progress_bar("demo", _show_progress(quiet), stages=DEMO_STAGES) as progress:
         result = run_demo(
             out, n_users=n_users, n_days=n_days, seed=seed, local_model=local_model, progress=progress
         )

@@ -35,7 +35,7 @@ from wearbench.report._plots import (
     save_figure,
 )
 
-__all__ = ["DemoResult", "run_demo"]
+__all__ = ["DEMO_STAGES", "DemoResult", "run_demo"]
 
 _TIMELINE_METRICS = ("resting_hr", "hrv", "sleep_minutes", "steps", "stress")
 
@@ -89,6 +89,18 @@ class DemoResult:
         ]
 
 
+#: What each of the demo's steps does, in order (``progress(done, 7)`` follows each).
+DEMO_STAGES: tuple[str, ...] = (
+    "synthesising the cohort",
+    "validating and describing",
+    "auditing planted effects",
+    "drawing figures",
+    "building and verifying the benchmark",
+    "writing reports",
+    "evaluating baselines",
+)
+
+
 def run_demo(
     out: str | Path = "demo-output",
     *,
@@ -108,13 +120,13 @@ def run_demo(
         seed: Seed; fixes every output byte.
         reference_users: Population size for reference percentiles.
         local_model: Also evaluate the bundled local GGUF model on a few items (None: if installed).
-        progress: Optional ``(step_done, steps_total)`` callback.
+        progress: Optional ``(step_done, steps_total)`` callback; :data:`DEMO_STAGES` names the steps.
     """
     from wearbench._api import synth
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    steps = 7
+    steps = len(DEMO_STAGES)
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"
     synth(n_users, n_days, seed, out=cohort_dir, reference_users=reference_users)
