@@ -10,8 +10,9 @@ from contextlib import AbstractContextManager
 import numpy as np
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort import METRIC_NAMES, metric
+from wearbench.cohort import BIOMARKERS, METRIC_NAMES, metric
 from wearbench.questions import LETTERS, Item, UserContext
+from wearbench.report._eval_html import p_text
 from wearbench.scoring import Accuracy, PositionBias
 
 try:
@@ -20,7 +21,15 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the [report] extra
     raise WearbenchError("the evaluation report needs matplotlib: pip install 'wearbench[report]'") from e
 
-__all__ = ["figure_uri", "plot_label_family", "plot_position_bias", "plot_series", "plot_style"]
+__all__ = [
+    "blood_markers",
+    "figure_uri",
+    "plot_blood",
+    "plot_label_family",
+    "plot_position_bias",
+    "plot_series",
+    "plot_style",
+]
 
 _COLOURS = (
     "tab:blue",
@@ -100,8 +109,7 @@ def plot_position_bias(runs: Sequence[tuple[str, PositionBias]]) -> Figure:
         ax.step(x, [bias.gold[c] / n_gold for c in LETTERS], where="mid", color="black", lw=1.2, label="gold")
         ax.axhline(0.1, color="grey", ls="--", lw=0.8)
         ax.set_xticks(x, list(LETTERS))
-        p = "n/a" if bias.chi2_p is None else f"{bias.chi2_p:.2g}"
-        ax.set_title(f"{name}\nχ² vs uniform p={p}", fontsize=8)
+        ax.set_title(f"{name}\nχ² test against uniform letters: {p_text(bias.chi2_p)}", fontsize=8)
         ax.set_ylabel("share of parsed answers", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
     for ax in axes[len(runs) :]:
@@ -131,6 +139,54 @@ def plot_series(item: Item, ctx: UserContext) -> Figure | None:
     axes[0].set_title(
         f"user {item.user_id}: {item.history_days} days to {item.end_date}; "
         f"shaded: the {item.window_days}-day window",
+        fontsize=9,
+    )
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    return fig
+
+
+def blood_markers(item: Item) -> list[str]:
+    """The biomarkers the item's graph reads (``blood`` nodes), in graph order, without repeats."""
+    nodes = item.graph.get("nodes", []) if isinstance(item.graph, Mapping) else []
+    return list(dict.fromkeys(str(n["marker"]) for n in nodes if n.get("op") == "blood"))
+
+
+def plot_blood(item: Item, ctx: UserContext) -> Figure | None:
+    """The blood values an item reads: each biomarker's draws up to the end date, the used one marked.
+
+    One small panel per biomarker the item's graph reads; every draw on or before the item's
+    end date is a grey point, the latest (the one the question uses) a red point labelled with
+    its value and unit.
+
+    Returns:
+        The figure, or None when the item reads no biomarker or the user has no draw by then.
+    """
+    markers = blood_markers(item)
+    draws = [b for b in ctx.blood if str(b["draw_date"]) <= item.end_date]
+    if not markers or not draws:
+        return None
+    units = {b.name: b.unit for b in BIOMARKERS}
+    cols = min(4, len(markers))
+    rows = -(-len(markers) // cols)
+    fig = Figure(figsize=(2.4 * cols + 0.6, 2.0 * rows + 0.5))
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    dates = np.array([np.datetime64(str(b["draw_date"]), "D") for b in draws])
+    for ax, name in zip(axes, markers, strict=False):
+        values = np.array([float(b.get(name, np.nan)) for b in draws])
+        ax.plot(dates, values, "o", color="grey", ms=3)
+        ax.plot(dates[-1:], values[-1:], "o", color="tab:red", ms=6)
+        unit = units.get(name, "")
+        if np.isfinite(values[-1]):
+            ax.annotate(f"{values[-1]:.3g} {unit}", (dates[-1], values[-1]), fontsize=8,
+                        xytext=(-4, 6), textcoords="offset points", ha="right")  # fmt: skip
+        ax.set_title(f"{name.replace('_', ' ')} ({unit})" if unit else name, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.margins(x=0.15, y=0.25)
+    for ax in axes[len(markers) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        f"user {item.user_id}: blood draws up to {item.end_date}; red: the latest, which the question uses",
         fontsize=9,
     )
     fig.autofmt_xdate()
