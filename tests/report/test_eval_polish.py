@@ -89,3 +89,12 @@ def test_blood_example_in_the_report(eval_items: list[Item], eval_bench: Path, t
     text = out.read_text(encoding="utf-8")
     assert f'alt="blood values of {item.id}"' in text
     assert f'alt="series of {item.id}"' in text
+
+
+def test_blood_cutoffs_are_the_clinical_rules() -> None:
+    from wearbench.report._eval_plots import _cutoffs
+
+    assert _cutoffs("fasting_glucose", "M") == [(100.0, "prediabetes"), (126.0, "diabetes")]
+    assert _cutoffs("hdl", "F") == [(50.0, "normal"), (60.0, "high")]  # sex-specific (ATP III)
+    assert _cutoffs("hdl", "M") == [(40.0, "normal"), (60.0, "high")]
+    assert _cutoffs("insulin", "F") == []  # no rule: no line

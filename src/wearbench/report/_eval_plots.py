@@ -6,6 +6,7 @@ import base64
 import io
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import BIOMARKERS, METRIC_NAMES, metric
 from wearbench.questions import LETTERS, Item, UserContext
 from wearbench.report._eval_html import p_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 from wearbench.scoring import Accuracy, PositionBias
 
 try:
@@ -152,12 +156,46 @@ def blood_markers(item: Item) -> list[str]:
     return list(dict.fromkeys(str(n["marker"]) for n in nodes if n.get("op") == "blood"))
 
 
+def _cutoffs(name: str, sex: str) -> list[tuple[float, str]]:
+    """``(cut-off, category from there up)`` of a biomarker's clinical rule for this sex (none if unknown)."""
+    from wearbench.primitives import cutoff_tables
+
+    rule = cutoff_tables()["default"].get(name)
+    if rule is None:
+        return []
+    bands = rule.bands.get(sex) or rule.bands.get("any") or ()
+    return [(float(b.lower), str(b.category)) for b in bands if b.lower is not None]
+
+
+def _blood_panel(ax: Axes, name: str, unit: str, dates: Sequence[str], values: np.ndarray, sex: str) -> None:
+    x = np.arange(len(dates))
+    ax.plot(x, values, "o-", color="grey", ms=3, lw=0.6)
+    ax.plot(x[-1:], values[-1:], "o", color="tab:red", ms=6)
+    if np.isfinite(values[-1]):
+        ax.annotate(f"{values[-1]:.3g} {unit}", (x[-1], values[-1]), fontsize=8, color="tab:red",
+                    xytext=(7, -3), textcoords="offset points", ha="left")  # fmt: skip
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()) / 1.6, float(finite.max()) * 1.6) if finite.size else (0.0, np.inf)
+    for cut, category in _cutoffs(name, sex):
+        if lo <= cut <= hi:  # cut-offs far from the values would squash the panel
+            ax.axhline(cut, color="grey", ls="--", lw=0.7)
+            label = f"{category.replace('_', ' ')} ≥ {cut:g}"
+            ax.annotate(label, (0, cut), xycoords=("axes fraction", "data"), fontsize=6, color="dimgrey",
+                        xytext=(2, 1), textcoords="offset points")  # fmt: skip
+    ax.set_xticks(x, dates, fontsize=6, rotation=30, ha="right")
+    ax.set_xlim(-0.7, len(dates) + 0.4)  # room for the value label
+    ax.set_title(f"{name.replace('_', ' ')} ({unit})" if unit else name.replace("_", " "), fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.margins(y=0.3)
+
+
 def plot_blood(item: Item, ctx: UserContext) -> Figure | None:
     """The blood values an item reads: each biomarker's draws up to the end date, the used one marked.
 
-    One small panel per biomarker the item's graph reads; every draw on or before the item's
-    end date is a grey point, the latest (the one the question uses) a red point labelled with
-    its value and unit.
+    One small panel per biomarker the item's graph reads: every draw on or before the item's
+    end date in date order (x: draw dates), the latest (the one the question uses) in red with
+    its value and unit, and the clinical cut-offs of the biomarker (for the user's sex) that lie
+    within a factor 1.6 of the values dashed.
 
     Returns:
         The figure, or None when the item reads no biomarker or the user has no draw by then.
@@ -169,26 +207,19 @@ def plot_blood(item: Item, ctx: UserContext) -> Figure | None:
     units = {b.name: b.unit for b in BIOMARKERS}
     cols = min(4, len(markers))
     rows = -(-len(markers) // cols)
-    fig = Figure(figsize=(2.4 * cols + 0.6, 2.0 * rows + 0.5))
+    fig = Figure(figsize=(2.4 * cols + 0.6, 2.2 * rows + 0.5))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
-    dates = np.array([np.datetime64(str(b["draw_date"]), "D") for b in draws])
+    dates = [str(b["draw_date"])[:10] for b in draws]
+    sex = str(ctx.demographics.get("sex", ""))
     for ax, name in zip(axes, markers, strict=False):
         values = np.array([float(b.get(name, np.nan)) for b in draws])
-        ax.plot(dates, values, "o", color="grey", ms=3)
-        ax.plot(dates[-1:], values[-1:], "o", color="tab:red", ms=6)
-        unit = units.get(name, "")
-        if np.isfinite(values[-1]):
-            ax.annotate(f"{values[-1]:.3g} {unit}", (dates[-1], values[-1]), fontsize=8,
-                        xytext=(-4, 6), textcoords="offset points", ha="right")  # fmt: skip
-        ax.set_title(f"{name.replace('_', ' ')} ({unit})" if unit else name, fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.margins(x=0.15, y=0.25)
+        _blood_panel(ax, name, units.get(name, ""), dates, values, sex)
     for ax in axes[len(markers) :]:
         ax.set_visible(False)
     fig.suptitle(
-        f"user {item.user_id}: blood draws up to {item.end_date}; red: the latest, which the question uses",
+        f"user {item.user_id}: blood draws up to {item.end_date}; red: the latest, which the question uses; "
+        "dashed: clinical cut-offs",
         fontsize=9,
     )
-    fig.autofmt_xdate()
     fig.tight_layout()
     return fig
