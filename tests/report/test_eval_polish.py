@@ -98,3 +98,34 @@ def test_blood_cutoffs_are_the_clinical_rules() -> None:
     assert _cutoffs("hdl", "F") == [(50.0, "normal"), (60.0, "high")]  # sex-specific (ATP III)
     assert _cutoffs("hdl", "M") == [(40.0, "normal"), (60.0, "high")]
     assert _cutoffs("insulin", "F") == []  # no rule: no line
+
+
+def test_datasheet_never_prints_p_zero() -> None:
+    from wearbench.bench._datasheet import render_datasheet
+
+    stats = {
+        "n_items": 3,
+        "n_users": 1,
+        "by_label": {},
+        "by_type": {"trend": 3},
+        "answer_positions": {
+            "all": {"counts": {"A": 30}, "chi2_p": 0.0},
+            "trend": {"counts": {}, "chi2_p": 0.0412},
+        },
+        "drops": {},
+        "null_fdr": {},
+    }
+    text = render_datasheet(stats, {"seed": 0, "cohort_hash": "h", "wearbench_version": "v"})
+    assert "- all: A:30; p < 1e-6" in text
+    assert "- trend: ; p = 0.0412" in text
+
+
+def test_score_text_never_prints_p_zero(eval_items: list[Item], eval_bench: Path) -> None:
+    from tests.report.eval_fakes import letter_a_fan
+
+    _, rows = letter_a_fan(eval_items, eval_bench)
+    score = score_run(rows, eval_items, n_boot=50)
+    assert score.position.chi2_p is not None
+    assert score.position.chi2_p < 1e-6  # about 60% of answers on A
+    assert "chi-square vs uniform p < 1e-6" in score.to_text()
+    assert "p=0" not in score.to_text()

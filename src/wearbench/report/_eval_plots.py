@@ -93,7 +93,7 @@ def plot_label_family(family: str, runs: Sequence[tuple[str, Mapping[str, Accura
     ax.set_ylim(0, 1.18)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("accuracy")
-    ax.set_title(f"Accuracy by {family}")
+    ax.set_title(f"Accuracy by {family.replace('_', ' ')}")
     ax.legend(fontsize=7, loc="upper center", ncol=len(runs) + 1, frameon=False, handlelength=1.2)
     fig.tight_layout()
     return fig

@@ -173,7 +173,7 @@ class RunScore:
         if pos.top_letter is not None:
             lines.append(
                 f"  position bias: top letter {pos.top_letter} {pos.top_share:.0%} of parsed answers; "
-                f"chi-square vs uniform p={pos.chi2_p:.3g}"
+                "chi-square vs uniform " + ("p < 1e-6" if pos.chi2_p < 1e-6 else f"p = {pos.chi2_p:.3g}")
             )
         if self.prompt_tokens_mean is None and self.completion_tokens_mean is None:
             tokens = "tokens/item – (no model calls)"
