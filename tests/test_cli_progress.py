@@ -33,7 +33,7 @@ def test_lines_at_start_each_tenth_and_end() -> None:
 
 def test_heartbeat_after_30_seconds_without_a_tenth() -> None:
     out = io.StringIO()
-    times = iter([0.0, 10.0, 29.0, 31.0, 40.0])
+    times = iter([0.0, 0.0, 10.0, 29.0, 31.0, 40.0])  # construction, then the five calls
     p = LineProgress("eval", out, clock=lambda: next(times))
     for done in (1, 2, 3, 4, 5):
         p(done, 1000)
@@ -56,6 +56,21 @@ def test_stages_are_named_and_the_end_says_done() -> None:
     ]
 
 
+def test_then_names_the_work_after_the_counted_steps_and_finish_times_it() -> None:
+    out = io.StringIO()
+    times = iter([100.0, 101.0, 102.0, 107.4])  # construction, the two calls, finish
+    p = LineProgress("generating users", out, then="writing", clock=lambda: next(times))
+    p(1, 2)
+    p(2, 2)
+    p.finish()
+    assert _lines(out) == [
+        "T generating users: 1/2 (50%)",
+        "T generating users: 2/2 (100%)",
+        "T writing…",
+        "T finished in 7 s",
+    ]
+
+
 def test_quiet_yields_no_callback() -> None:
     with _progress_bar("x", False) as progress:
         assert progress is None
@@ -68,7 +83,9 @@ def test_piped_synth_prints_timestamped_lines_and_quiet_prints_none(tmp_path: Pa
     assert res.exit_code == 0, res.output
     lines = res.stderr.splitlines()
     assert re.fullmatch(STAMP + " synthesising users: started", lines[0])
-    assert re.fullmatch(STAMP + r" synthesising users: 3/3 \(100%\)", lines[-1])
+    assert re.fullmatch(STAMP + r" synthesising users: 3/3 \(100%\)", lines[-3])
+    assert re.fullmatch(STAMP + " writing the cohort…", lines[-2])
+    assert re.fullmatch(STAMP + r" finished in \d+ s", lines[-1])
     quiet = runner.invoke(cli, [*args, "--out", str(tmp_path / "b"), "-q"])
     assert quiet.exit_code == 0
     assert quiet.stderr == ""

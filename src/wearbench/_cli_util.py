@@ -37,6 +37,8 @@ class LineProgress:
         label: What is progressing (``"generating users"``).
         stream: Where lines go (stderr by default).
         stages: Optional stage names: after ``done`` finished steps, ``stages[done]`` is running.
+        then: Optional name of the work that follows the counted steps (``"writing"``), printed
+            once all steps are done.
         clock: Seconds since the epoch (``time.time``; injectable for tests).
     """
 
@@ -45,20 +47,30 @@ class LineProgress:
         label: str,
         stream: TextIO | None = None,
         stages: Sequence[str] | None = None,
+        then: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._label, self._stream, self._stages, self._clock = label, stream, stages, clock
+        self._label, self._stream, self._stages, self._then, self._clock = label, stream, stages, then, clock
         self._last: tuple[str, int] | None = None  # (stage text, tenth) of the last line
         self._last_time = -float("inf")
         self._done = -1
+        self._started = clock()
+
+    def _print(self, now: float, text: str) -> None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+        print(f"{stamp} {text}", file=self._stream or sys.stderr, flush=True)
 
     def start(self) -> None:
         """Print the line that says the work started (before any step is done)."""
         if self._stages:
             self(0, len(self._stages))
             return
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self._clock()))
-        print(f"{stamp} {self._label}: started", file=self._stream or sys.stderr, flush=True)
+        self._print(self._clock(), f"{self._label}: started")
+
+    def finish(self) -> None:
+        """Print the line that says the whole command's work ended, with the time it took."""
+        now = self._clock()
+        self._print(now, f"finished in {now - self._started:.0f} s")
 
     def __call__(self, done: int, total: int) -> None:
         """Print a line on a new stage, a further tenth, completion, or 30 s after the last line."""
@@ -76,14 +88,14 @@ class LineProgress:
         count = f"{done}/{total}{share}" if not self._stages else f"step {min(done + 1, total)}/{total}"
         if self._stages and done >= total:
             text, count = self._label, "done"
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
-        stream = self._stream or sys.stderr
-        print(f"{stamp} {text}: {count}", file=stream, flush=True)
+        self._print(now, f"{text}: {count}")
+        if self._then and done >= total > 0:
+            self._print(now, f"{self._then}…")
 
 
 @contextmanager
 def _progress_bar(
-    label: str, enabled: bool, stages: Sequence[str] | None = None
+    label: str, enabled: bool, stages: Sequence[str] | None = None, then: str | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
     """Yield a ``(done, total)`` callback: a rich bar on a terminal, timestamped lines otherwise.
 
@@ -92,14 +104,16 @@ def _progress_bar(
         enabled: False (``--quiet``) yields None: no output at all.
         stages: Optional stage names (``stages[done]`` runs after ``done`` finished steps),
             shown after the label.
+        then: Optional name of the work after the counted steps, shown once they are done.
     """
     if not enabled:
         yield None
         return
     if not sys.stderr.isatty():
-        lines = LineProgress(label, stages=stages)
+        lines = LineProgress(label, stages=stages, then=then)
         lines.start()
         yield lines
+        lines.finish()
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -109,7 +123,8 @@ def _progress_bar(
         task = bar.add_task(_stage(label, stages, 0), total=len(stages) if stages else None)
 
         def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total, description=_stage(label, stages, done))
+            text = then if then and done >= total > 0 else _stage(label, stages, done)
+            bar.update(task, completed=done, total=total, description=text)
 
         yield update
 

@@ -49,7 +49,7 @@ def synth(
     from wearbench._api import synth as run_synth
     from wearbench.cohort import read_manifest
 
-    with _progress_bar("synthesising users", _show_progress(quiet)) as progress:
+    with _progress_bar("synthesising users", _show_progress(quiet), then="writing the cohort") as progress:
         run_synth(
             n_users, n_days, seed, out=out, reference_users=reference_users, start=start, progress=progress
         )
@@ -152,7 +152,8 @@ def build(
     from wearbench.bench._generate import type_names
 
     names = type_names(_type_list(types))  # unknown names fail here, before any work
-    with _progress_bar("generating users", _show_progress(quiet)) as progress:
+    then = "null tests, balancing, shortcut and prior audits, writing the benchmark"
+    with _progress_bar("generating users", _show_progress(quiet), then=then) as progress:
         result = build_benchmark(
             cohort_dir,
             out,
