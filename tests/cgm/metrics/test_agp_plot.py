@@ -87,3 +87,19 @@ def test_cli_bad_agp_bin_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["cgm", "metrics", str(folder), "--agp", str(tmp_path / "x.png"), "--agp-bin", "7"])
     assert exc.value.code == 1
+
+
+def test_cli_agp_one_file_per_subject(tmp_path: Path) -> None:
+    times = pd.date_range("2024-03-01", periods=288, freq="5min")
+    frame = pd.concat(
+        [
+            pd.DataFrame({"subject_id": s, "time": times, "glucose": g})
+            for s, g in (("a#1", 100.0), ("b", 150.0))
+        ]
+    )
+    folder = tmp_path / "cgm"
+    folder.mkdir()
+    frame.to_parquet(folder / "readings.parquet")
+    res = CliRunner().invoke(cli, ["cgm", "metrics", str(folder), "--agp", str(tmp_path / "agp.png")])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in tmp_path.glob("agp*.png")) == ["agp.a_1.png", "agp.b.png"]
