@@ -24,6 +24,8 @@ def test_text_catalogue_has_two_lines_per_entry() -> None:
     text = render_catalogue("primitive", "text")
     n = len(json.loads(render_catalogue("primitive", "json")))
     assert len(text.splitlines()) == 2 * n
+    assert all(line.strip() for line in text.splitlines())  # no blank or whitespace-only line
+    assert "    (no parameters)" in text.splitlines()  # count_days takes none
 
 
 def test_unknown_format() -> None:

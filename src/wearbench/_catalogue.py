@@ -72,8 +72,7 @@ def render_catalogue(kind: str, fmt: str = "text") -> str:
         width = max((len(r["name"]) for r in rows), default=0)
         lines = []
         for r in rows:
-            detail = _detail(kind, r)
-            keep = detail or kind == "primitive"  # primitives: always a parameter line
-            lines.append(f"{r['name']:<{width}}  {r['summary']}\n" + (f"    {detail}\n" if keep else ""))
+            detail = _detail(kind, r) or ("(no parameters)" if kind == "primitive" else "")
+            lines.append(f"{r['name']:<{width}}  {r['summary']}\n" + (f"    {detail}\n" if detail else ""))
         return "".join(lines)
     raise ValueError(f"unknown format {fmt!r}; valid: text, markdown, json")

@@ -82,32 +82,73 @@ def load_cgm(path: Path, source: str | None) -> tuple[str, CGMData]:
 @cgm_group.command("metrics")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="CGM loader name (default: an imported folder, or auto-detect).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: a table with units, or JSON records.")  # fmt: skip
+@click.option(
+    "--agp",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write the Ambulatory Glucose Profile as a PNG here "
+    "(several subjects: one file each, OUT.<subject>.png).",
+)
+@click.option(
+    "--agp-bin",
+    type=click.IntRange(min=1, max=1440),
+    default=15,
+    show_default=True,
+    help="AGP bin width, minutes (a divisor of 1440).",
+)
+def cgm_metrics_cmd(path: Path, source: str | None, fmt: str, agp: Path | None, agp_bin: int) -> None:
     """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder)."""
-    from wearbench.cgm.metrics import metrics_table
+    from wearbench.cgm.metrics import METRIC_UNITS, metrics_table
 
     how, data = load_cgm(path, source)
     table = metrics_table(data)
+    written = _write_agp(data, agp, agp_bin) if agp is not None else []
     if fmt == "json":
         click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=2))
         return
     click.echo(f"{path}: read as {how}")
-    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    shown = table.rename(columns={c: f"{c} ({u})" for c, u in METRIC_UNITS.items() if u not in ("", c)})
+    click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    click.echo("glucose in mg/dL; time in/below/above range: % of readings; LBGI/HBGI unitless")
+    for out in written:
+        click.echo(f"wrote AGP {out}")
+
+
+def _write_agp(data: CGMData, out: Path, bin_minutes: int) -> list[Path]:
+    """One AGP PNG per subject: ``out`` itself for one subject, ``<stem>.<subject><suffix>`` for several."""
+    from wearbench.cgm.metrics import write_agp_png
+
+    readings = data.readings
+    subjects = list(data.subjects)
+    written = []
+    for subject in subjects:
+        sub = readings[readings["subject_id"].astype(str) == subject]
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in subject)
+        path = out if len(subjects) == 1 else out.with_name(f"{out.stem}.{safe}{out.suffix or '.png'}")
+        title = f"Ambulatory glucose profile of {subject}: {len(sub)} readings, {bin_minutes}-minute bins"
+        written.append(write_agp_png(sub["time"], sub["glucose"], path, bin_minutes=bin_minutes, title=title))
+    return written
 
 
 @cgm_group.command("simulate")
 @click.option("--patients", default="adult#001..adult#010", show_default=True,
               help="Names, ranges (adult#001..adult#010) or 'all', comma-separated.")  # fmt: skip
-@click.option("--days", type=click.IntRange(min=1), default=30, show_default=True)
+@click.option("--days", type=click.IntRange(min=1), default=30, show_default=True, help="Days simulated.")
 @click.option(
-    "--controller", type=click.Choice(["basal-bolus", "pid"]), default="basal-bolus", show_default=True
+    "--controller",
+    type=click.Choice(["basal-bolus", "pid"]),
+    default="basal-bolus",
+    show_default=True,
+    help="Insulin controller: basal-bolus therapy or a PID loop.",
 )
 @click.option(
     "--sensor",
     type=click.Choice(["Dexcom", "GuardianRT", "Navigator", "none"]),
     default="Dexcom",
     show_default=True,
+    help="CGM sensor model (noise, sampling), or 'none' for true blood glucose every minute.",
 )
 @click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
 @click.option("--faults", default="none", show_default=True,
@@ -119,7 +160,7 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str) -> None:
     show_default=True,
     help="'random': running and cycling sessions, about 3 a week (docs/cgm-exercise.md).",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
 def cgm_simulate(
     patients: str,

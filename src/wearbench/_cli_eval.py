@@ -38,7 +38,11 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run folder (SQLite store).")
 @click.option("--repr", "representation", default="csv", show_default=True, help=f"One of: {_REPRS}.")
 @click.option(
-    "--mode", type=click.Choice(["direct", "cot", "agent", "multiview"]), default="direct", show_default=True
+    "--mode",
+    type=click.Choice(["direct", "cot", "agent", "multiview"]),
+    default="direct",
+    show_default=True,
+    help="Prompting: answer directly, chain of thought, agent (sandboxed code) or several views.",
 )
 @click.option(
     "--ablate",
@@ -49,12 +53,15 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Evaluate a seeded subset of N items."
 )
-@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=1), default=1024, show_default=True)
-@click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Model calls in flight at once.")  # fmt: skip
+@click.option("--max-tokens", type=click.IntRange(min=1), default=1024, show_default=True,
+              help="Most tokens the model may generate per answer.")  # fmt: skip
+@click.option("--temperature", type=float, default=0.0, show_default=True, help="Sampling temperature.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --limit and of sampling.")
 @click.option("--timeout", "timeout_s", type=float, default=120.0, show_default=True, help="Per call, s.")
-@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True)
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries of a failed call (transient errors only).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def eval_cmd(
     bench: Path | None,
@@ -102,7 +109,8 @@ def eval_cmd(
 @click.command("score")
 @click.argument("rundir", type=click.Path(path_type=Path))
 @click.option("--run", "run_id", default=None, help="Run id or prefix (default: every run in RUNDIR).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: a readable table or JSON.")  # fmt: skip
 def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
     """Accuracy with its 95% CI, overall and by label, for the runs in RUNDIR."""
     from wearbench.scoring import score_store
@@ -118,7 +126,8 @@ def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
 
 @click.command("report")
 @click.argument("rundirs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True,
+              help="HTML file to write.")  # fmt: skip
 def report_cmd(rundirs: tuple[Path, ...], out: Path) -> None:
     """One self-contained HTML report (leaderboard, per-label bars, position bias, examples)."""
     from wearbench.report import report_runs

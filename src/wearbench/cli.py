@@ -27,8 +27,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--users", "n_users", type=click.IntRange(min=1), default=200, show_default=True)
-@click.option("--days", "n_days", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--users", "n_users", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Number of users.")  # fmt: skip
+@click.option("--days", "n_days", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Days per user.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Cohort folder to write.")
 @click.option(
@@ -47,7 +49,7 @@ def synth(
     from wearbench._api import synth as run_synth
     from wearbench.cohort import read_manifest
 
-    with _progress_bar("synthesising users", _show_progress(quiet)) as progress:
+    with _progress_bar("synthesising users", _show_progress(quiet), then="writing the cohort") as progress:
         run_synth(
             n_users, n_days, seed, out=out, reference_users=reference_users, start=start, progress=progress
         )
@@ -73,7 +75,8 @@ def validate(path: Path) -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: readable text or JSON.")  # fmt: skip
 def describe(path: Path, fmt: str) -> None:
     """Per-metric distributions, missingness and correlations of the cohort at PATH."""
     from wearbench.cohort import describe_cohort, load_cohort, render_describe
@@ -90,10 +93,13 @@ def _json_default(obj: Any) -> Any:
 
 
 @cli.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True)
-@click.option("--users", "n_users", type=click.IntRange(min=2), default=50, show_default=True)
-@click.option("--days", "n_days", type=click.IntRange(min=60), default=365, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True,
+              help="Folder for the cohort, benchmark, runs and reports.")  # fmt: skip
+@click.option("--users", "n_users", type=click.IntRange(min=2), default=50, show_default=True,
+              help="Number of synthetic users.")  # fmt: skip
+@click.option("--days", "n_days", type=click.IntRange(min=60), default=365, show_default=True,
+              help="Days per user.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option(
     "--local-model/--no-local-model",
     default=None,
@@ -102,9 +108,9 @@ def _json_default(obj: Any) -> Any:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def demo(out: Path, n_users: int, n_days: int, seed: int, local_model: bool | None, quiet: bool) -> None:
     """Synthesise a cohort, validate, describe, build and verify a benchmark, evaluate baselines, report."""
-    from wearbench.report import run_demo
+    from wearbench.report import DEMO_STAGES, run_demo
 
-    with _progress_bar("demo", _show_progress(quiet)) as progress:
+    with _progress_bar("demo", _show_progress(quiet), stages=DEMO_STAGES) as progress:
         result = run_demo(
             out, n_users=n_users, n_days=n_days, seed=seed, local_model=local_model, progress=progress
         )
@@ -146,7 +152,8 @@ def build(
     from wearbench.bench._generate import type_names
 
     names = type_names(_type_list(types))  # unknown names fail here, before any work
-    with _progress_bar("generating users", _show_progress(quiet)) as progress:
+    then = "null tests, balancing, shortcut and prior audits, writing the benchmark"
+    with _progress_bar("generating users", _show_progress(quiet), then=then) as progress:
         result = build_benchmark(
             cohort_dir,
             out,
@@ -240,7 +247,8 @@ def import_official_cmd(file: Path, out: Path) -> None:
 
 @cli.command()
 @click.argument("bench", type=click.Path(path_type=Path))
-@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True)
+@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True,
+              help="random: a uniform pick (chance); oracle: replays each item's graph.")  # fmt: skip
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random solver.")
 def solve(bench: Path, solver: str, seed: int) -> None:
     """Score a reference solver on BENCH: accuracy with a 95% Wilson interval."""
@@ -261,7 +269,12 @@ def solve(bench: Path, solver: str, seed: int) -> None:
     default="primitive",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="Output: a plain list, a Markdown table or JSON.",
 )
 def list_registered(kind: str, fmt: str) -> None:
     """List registered KIND: primitives, question types, model adapters, representations or loaders."""

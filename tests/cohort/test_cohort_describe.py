@@ -135,3 +135,26 @@ def test_published_comparison(gappy: Cohort) -> None:
     assert by_key["rhr_mean_wearable"]["doi"] == "10.1371/journal.pone.0227709"
     assert all(r["citation"] and r["doi"] for r in rows)
     json.dumps(rows, allow_nan=False)
+
+
+def test_published_rows_say_which_statistic_and_carry_the_caveat(gappy: Cohort) -> None:
+    from wearbench.cohort import PUBLISHED_CAVEAT, PUBLISHED_HEADER, published_table_rows
+
+    desc = describe_cohort(gappy)
+    rows = {r[0]: dict(zip(PUBLISHED_HEADER, r, strict=True)) for r in published_table_rows(desc)}
+    steps = rows["mean daily steps (worldwide smartphone users) (steps/day)"]
+    ours = desc["metrics"]["steps"]["user_means"]["mean"]
+    assert steps["this cohort"] == f"{ours:,.1f}"
+    assert steps["statistic"] == "mean of per-user means"
+    assert steps["published"] == "4,961.0"
+    assert steps["caveat"].startswith(
+        f"this cohort is {ours / 4961.0:.2f}× the published mean; another population"
+    )
+    assert "wrist-worn counts are expected to run higher" in steps["caveat"]
+    sleep = rows["recommended sleep duration, adults 18-64 years (min)"]
+    assert sleep["statistic"] == "median of per-user means"
+    text = render_describe(desc, width=200)
+    assert "Caveat: A sanity check on scale and direction, not a validation" in text
+    assert "user-day mean" in text
+    assert "P50 of per-user means" in text
+    assert "not the mean over all user-days" in PUBLISHED_CAVEAT

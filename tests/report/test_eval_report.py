@@ -58,7 +58,7 @@ def test_comparisons_match_compare_runs(eval_report, eval_runs, eval_items):
     c = compare_runs(eval_runs[0][1], eval_runs[2][1], eval_items, n_boot=300)
     assert rows[1][2:6] == [str(c.n), f"{c.acc_a:.3f}", f"{c.acc_b:.3f}", f"{c.diff:+.3f}"]
     assert rows[1][6] == f"{c.ci_low:+.3f} to {c.ci_high:+.3f}"
-    assert rows[1][9] == f"{c.mcnemar_p:.3g}"
+    assert rows[1][9] == (f"p = {c.mcnemar_p:.2g}" if c.mcnemar_p >= 1e-6 else "p &lt; 1e-6")
 
 
 def test_self_contained(eval_report):

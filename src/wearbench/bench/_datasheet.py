@@ -155,7 +155,8 @@ def render_datasheet(s: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
     lines += ["", "## Answer positions (chi-square against uniform A–J)", ""]
     for group, res in s["answer_positions"].items():
         counts = " ".join(f"{k}:{v}" for k, v in res["counts"].items())
-        lines.append(f"- {group}: {counts}; p = {res['chi2_p']:.3f}")
+        p = res["chi2_p"]
+        lines.append(f"- {group}: {counts}; " + ("p < 1e-6" if p < 1e-6 else f"p = {p:.3g}"))
     lines += ["", "## Dropped candidates (type: reason)", "", "| reason | count |", "|---|---|"]
     lines += [f"| {r} | {n:,} |" for r, n in s["drops"].items()]
     if s["null_fdr"]:

@@ -12,7 +12,9 @@ from wearbench.cohort._hash import content_hash
 from wearbench.cohort._io import load_cohort, read_manifest, save_cohort
 from wearbench.cohort._problems import Problem, ValidationReport
 from wearbench.cohort._published import (
+    PUBLISHED_CAVEAT,
     PUBLISHED_FIGURES,
+    PUBLISHED_HEADER,
     PublishedFigure,
     published_comparison,
     published_table_rows,
@@ -65,7 +67,9 @@ __all__ = [
     "METRIC_NAMES",
     "MIN_USERS",
     "PERCENTILES",
+    "PUBLISHED_CAVEAT",
     "PUBLISHED_FIGURES",
+    "PUBLISHED_HEADER",
     "REFERENCE_KINDS",
     "REFERENCE_METRICS",
     "SCHEMA_VERSION",

@@ -9,7 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["PUBLISHED_FIGURES", "PublishedFigure", "published_comparison", "published_table_rows"]
+__all__ = [
+    "PUBLISHED_CAVEAT",
+    "PUBLISHED_FIGURES",
+    "PUBLISHED_HEADER",
+    "PublishedFigure",
+    "published_comparison",
+    "published_table_rows",
+]
+
+#: Said wherever the comparison is shown: what the numbers are, and what a gap does not mean.
+PUBLISHED_CAVEAT = (
+    "A sanity check on scale and direction, not a validation: each published figure measured another "
+    "population with another device (and the sleep range is a recommendation, not a measurement), so a "
+    "gap is expected and does not by itself show an error. 'This cohort' is a per-user statistic (the "
+    "mean or median of each user's mean), not the mean over all user-days in the daily-metrics table."
+)
+
+#: Column names of :func:`published_table_rows`.
+PUBLISHED_HEADER: tuple[str, ...] = ("quantity", "this cohort", "statistic", "published", "caveat", "source")
+
+_STATISTIC = {
+    "mean": "mean of per-user means",
+    "range": "median of per-user means",
+    "direction": "Spearman ρ(age, per-user mean)",
+}
 
 Kind = Literal["mean", "range", "direction"]
 
@@ -67,7 +91,10 @@ PUBLISHED_FIGURES: tuple[PublishedFigure, ...] = (
             "reveal worldwide activity inequality. Nature. 2017;547(7663):336-339."
         ),
         doi="10.1038/nature23018",
-        note="phone accelerometer counts: steps taken while the phone is not carried are missed",
+        note=(
+            "another population and device: phone accelerometers miss steps while the phone is not "
+            "carried, so wrist-worn counts are expected to run higher"
+        ),
     ),
     PublishedFigure(
         key="rhr_mean_wearable",
@@ -185,8 +212,26 @@ def _num(x: float | None, digits: int) -> str:
     return "–" if x is None or x != x else f"{x:,.{digits}f}"
 
 
-def published_table_rows(desc: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """:func:`published_comparison` as display rows ``(quantity, this cohort, published, doi)``."""
+def _caveat(r: dict[str, Any]) -> str:
+    parts = []
+    if r["ratio"] is not None:
+        parts.append(f"this cohort is {r['ratio']:.2f}× the published mean")
+    elif r["agrees"] is not None:
+        parts.append("agrees" if r["agrees"] else "does not agree")
+    if r["approximate"]:
+        parts.append("approximate published figure")
+    if r["note"]:
+        parts.append(str(r["note"]))
+    return "; ".join(parts)
+
+
+def published_table_rows(desc: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
+    """:func:`published_comparison` as display rows, columns :data:`PUBLISHED_HEADER`.
+
+    Each row: quantity (unit), this cohort's figure, which statistic of the cohort that is,
+    the published figure, the caveat (ratio or agreement, and the figure's note), ``doi:…``.
+    Show :data:`PUBLISHED_CAVEAT` with the table.
+    """
     rows = []
     for r in published_comparison(desc):
         if r["kind"] == "range":
@@ -196,5 +241,6 @@ def published_table_rows(desc: dict[str, Any]) -> list[tuple[str, str, str, str]
         else:
             published = _num(r["published"], 1)
         ours = _num(r["ours"], 2 if r["kind"] == "direction" else 1)
-        rows.append((f"{r['quantity']} ({r['unit']})", ours, published, f"doi:{r['doi']}"))
+        quantity = f"{r['quantity']} ({r['unit']})"
+        rows.append((quantity, ours, _STATISTIC[r["kind"]], published, _caveat(r), f"doi:{r['doi']}"))
     return rows

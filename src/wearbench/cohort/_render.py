@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from wearbench.cohort._published import published_table_rows
+from wearbench.cohort._published import PUBLISHED_CAVEAT, PUBLISHED_HEADER, published_table_rows
 
 __all__ = ["render_describe"]
 
@@ -51,22 +51,30 @@ def render_describe(desc: dict[str, Any], *, width: int = 120) -> str:
     console.print(_blood_table(desc.get("blood", {})))
     if desc.get("metrics"):
         console.print(_published_table(desc))
+        console.print(f"Caveat: {PUBLISHED_CAVEAT}")
     return console.export_text(styles=False)
 
 
 def _published_table(desc: dict[str, Any]) -> Table:
     t = Table(title="Against published population figures (docs/published-figures.md)", title_justify="left")
-    for col in ("quantity", "this cohort", "published", "source"):
-        t.add_column(col, justify="right" if col in ("this cohort", "published") else "left")
+    for col in PUBLISHED_HEADER:
+        t.add_column(
+            col,
+            justify="right" if col in ("this cohort", "published") else "left",
+            overflow="fold",  # never cut a DOI
+            ratio=3 if col == "caveat" else None,
+        )
     for row in published_table_rows(desc):
         t.add_row(*row)
     return t
 
 
 def _metrics_table(metrics: dict[str, Any]) -> Table:
-    t = Table(title="Daily metrics", title_justify="left")
+    t = Table(
+        title="Daily metrics (mean … P95 over all user-days; last column over users)", title_justify="left"
+    )
     t.add_column("metric", no_wrap=True)
-    for col in ("unit", "non-missing", "mean", "SD", "P5", "P50", "P95", "user-mean P50"):
+    for col in ("unit", "non-missing", "user-day mean", "SD", "P5", "P50", "P95", "P50 of per-user means"):
         t.add_column(col, justify="left" if col == "unit" else "right")
     for name, m in metrics.items():
         d, u = m.get("daily", {}), m.get("user_means", {})

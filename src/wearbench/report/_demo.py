@@ -36,7 +36,7 @@ from wearbench.report._plots import (
     save_figure,
 )
 
-__all__ = ["DemoResult", "run_demo"]
+__all__ = ["DEMO_STAGES", "DemoResult", "run_demo"]
 
 #: A file every demo folder has (a folder without it is not overwritten).
 DEMO_MARKER = "cohort/cohort.json"
@@ -92,6 +92,18 @@ class DemoResult:
         ]
 
 
+#: What each of the demo's steps does, in order (``progress(done, 7)`` follows each).
+DEMO_STAGES: tuple[str, ...] = (
+    "synthesising the cohort",
+    "validating and describing",
+    "auditing planted effects",
+    "drawing figures",
+    "building and verifying the benchmark",
+    "writing reports",
+    "evaluating baselines",
+)
+
+
 def run_demo(
     out: str | Path = "demo-output",
     *,
@@ -113,7 +125,7 @@ def run_demo(
         seed: Seed; fixes every output byte.
         reference_users: Population size for reference percentiles.
         local_model: Also evaluate the bundled local GGUF model on a few items (None: if installed).
-        progress: Optional ``(step_done, steps_total)`` callback.
+        progress: Optional ``(step_done, steps_total)`` callback; :data:`DEMO_STAGES` names the steps.
 
     Raises:
         WearbenchError: ``out`` is a file or a non-empty folder without a demo.
@@ -135,7 +147,7 @@ def _demo_steps(
     """Every step of :func:`run_demo`, writing into the empty folder ``out``."""
     from wearbench._api import synth
 
-    steps = 7
+    steps = len(DEMO_STAGES)
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"
     synth(n_users, n_days, seed, out=cohort_dir, reference_users=reference_users)

@@ -120,13 +120,15 @@ def _series(item: Item, bench_dir: Path | None, cache: dict[str, UserContext | N
     ctx = cache[item.user_id]
     if ctx is None:
         return '<p class="note">Series not shown (no stored context for this user).</p>'
-    from wearbench.report._eval_plots import plot_series
+    from wearbench.report._eval_plots import plot_blood, plot_series
 
+    blood = _render(plot_blood(item, ctx), f"blood values of {item.id}")
     try:
         fig = plot_series(item, ctx)
     except WearbenchError:
         fig = None
-    return _render(fig, f"series of {item.id}") or '<p class="note">No daily series for this item.</p>'
+    series = _render(fig, f"series of {item.id}")
+    return blood + series or '<p class="note">No daily series or blood values for this item.</p>'
 
 
 def _examples(items: Sequence[Item], runs: Sequence[_Run], bench_dir: Path | None, n: int) -> str:

@@ -15,7 +15,9 @@ __all__ = [
     "document",
     "example_item",
     "figure",
+    "is_baseline",
     "leaderboard_table",
+    "p_text",
     "run_label",
     "section",
     "table",
@@ -56,14 +58,33 @@ def model_label(model: str) -> str:
     return f"gguf:{path.rsplit('/', 1)[-1]}{q}{query}"
 
 
+def is_baseline(info: RunInfo) -> bool:
+    """Whether the run is a built-in baseline (``baseline:…``): no prompt, no model, no cost."""
+    return info.model.startswith("baseline:")
+
+
+def p_text(p: float | None) -> str:
+    """A p-value for display: ``p < 1e-6`` below one in a million (never ``p = 0``), else 2 digits."""
+    if p is None or not math.isfinite(p):
+        return "p n/a"
+    return "p < 1e-6" if p < 1e-6 else f"p = {p:.2g}"
+
+
 def run_label(tag: str, info: RunInfo) -> str:
-    """Short run name for legends: ``R1 model (mode, representation[, -ablations])``."""
+    """Short run name for legends: ``R1 model (mode, representation[, -ablations])``.
+
+    A baseline reads no prompt, so it is labelled ``R1 baseline:random (baseline)``.
+    """
+    if is_baseline(info):
+        return f"{tag} {info.model} (baseline)"
     s = info.setting
     ablate = f", -{'-'.join(s.ablations)}" if s.ablations else ""
     return f"{tag} {model_label(info.model)} ({s.mode}, {s.representation}{ablate})"
 
 
 def _setting(info: RunInfo) -> str:
+    if is_baseline(info):
+        return "baseline (no prompt)"
     s = info.setting
     return f"{s.representation}, {s.mode}" + (f", -{' -'.join(s.ablations)}" if s.ablations else "")
 
@@ -93,16 +114,24 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str
 
 
 def leaderboard_table(runs: Sequence[tuple[str, RunInfo, RunScore]]) -> str:
-    """One row per run, in the order given."""
+    """One row per run, in the order given.
+
+    Baselines cost nothing and read no prompt: their setting reads ``baseline (no prompt)``, and
+    the cost column is left out when every run is a baseline (``–`` for baselines otherwise).
+    """
+    with_cost = any(not is_baseline(info) for _, info, _ in runs)
     header = [
         *("run", "model", "setting", "n", "accuracy [Wilson 95% CI]", "per-user bootstrap CI"),
-        *("parse failures", "errors", "missing", "top letter share (χ² p)", "tokens/item"),
-        "cost (USD)",
+        *("parse failures", "errors", "missing", "top letter share (χ² test)", "tokens/item"),
+        *(["cost (USD)"] if with_cost else []),
     ]
     rows = []
     for tag, info, s in runs:
         a, pos = s.overall, s.position
-        bias = "–" if pos.top_letter is None else f"{pos.top_letter} {pos.top_share:.0%} (p={pos.chi2_p:.2g})"
+        bias = (
+            "–" if pos.top_letter is None else f"{pos.top_letter} {pos.top_share:.0%} ({p_text(pos.chi2_p)})"
+        )
+        cost = "–" if is_baseline(info) else "unknown" if s.cost_usd is None else f"{s.cost_usd:,.4f}"
         rows.append(
             [
                 tag,
@@ -116,7 +145,7 @@ def leaderboard_table(runs: Sequence[tuple[str, RunInfo, RunScore]]) -> str:
                 str(len(s.missing)),
                 bias,
                 _tokens(s),
-                "unknown" if s.cost_usd is None else f"{s.cost_usd:,.4f}",
+                *([cost] if with_cost else []),
             ]
         )
     return table(header, rows, table_id="leaderboard-table", left=3)
@@ -125,7 +154,7 @@ def leaderboard_table(runs: Sequence[tuple[str, RunInfo, RunScore]]) -> str:
 def comparison_table(pairs: Sequence[tuple[str, str, Comparison]]) -> str:
     """One row per compared pair of runs (B − A)."""
     header = ["A", "B", "paired items", "acc A", "acc B", "B − A", "per-user paired bootstrap 95% CI",
-              "A only right", "B only right", "McNemar exact p"]  # fmt: skip
+              "A only right", "B only right", "McNemar exact test"]  # fmt: skip
     rows = [
         [
             a,
@@ -137,7 +166,7 @@ def comparison_table(pairs: Sequence[tuple[str, str, Comparison]]) -> str:
             f"{_num(c.ci_low, '+.3f')} to {_num(c.ci_high, '+.3f')}",
             str(c.a_only),
             str(c.b_only),
-            f"{c.mcnemar_p:.3g}",
+            p_text(c.mcnemar_p),
         ]
         for a, b, c in pairs
     ]

@@ -6,12 +6,17 @@ import base64
 import io
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort import METRIC_NAMES, metric
+from wearbench.cohort import BIOMARKERS, METRIC_NAMES, metric
 from wearbench.questions import LETTERS, Item, UserContext
+from wearbench.report._eval_html import p_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 from wearbench.scoring import Accuracy, PositionBias
 
 try:
@@ -20,7 +25,15 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the [report] extra
     raise WearbenchError("the evaluation report needs matplotlib: pip install 'wearbench[report]'") from e
 
-__all__ = ["figure_uri", "plot_label_family", "plot_position_bias", "plot_series", "plot_style"]
+__all__ = [
+    "blood_markers",
+    "figure_uri",
+    "plot_blood",
+    "plot_label_family",
+    "plot_position_bias",
+    "plot_series",
+    "plot_style",
+]
 
 _COLOURS = (
     "tab:blue",
@@ -80,7 +93,7 @@ def plot_label_family(family: str, runs: Sequence[tuple[str, Mapping[str, Accura
     ax.set_ylim(0, 1.18)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("accuracy")
-    ax.set_title(f"Accuracy by {family}")
+    ax.set_title(f"Accuracy by {family.replace('_', ' ')}")
     ax.legend(fontsize=7, loc="upper center", ncol=len(runs) + 1, frameon=False, handlelength=1.2)
     fig.tight_layout()
     return fig
@@ -100,8 +113,7 @@ def plot_position_bias(runs: Sequence[tuple[str, PositionBias]]) -> Figure:
         ax.step(x, [bias.gold[c] / n_gold for c in LETTERS], where="mid", color="black", lw=1.2, label="gold")
         ax.axhline(0.1, color="grey", ls="--", lw=0.8)
         ax.set_xticks(x, list(LETTERS))
-        p = "n/a" if bias.chi2_p is None else f"{bias.chi2_p:.2g}"
-        ax.set_title(f"{name}\nχ² vs uniform p={p}", fontsize=8)
+        ax.set_title(f"{name}\nχ² test against uniform letters: {p_text(bias.chi2_p)}", fontsize=8)
         ax.set_ylabel("share of parsed answers", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
     for ax in axes[len(runs) :]:
@@ -134,5 +146,80 @@ def plot_series(item: Item, ctx: UserContext) -> Figure | None:
         fontsize=9,
     )
     fig.autofmt_xdate()
+    fig.tight_layout()
+    return fig
+
+
+def blood_markers(item: Item) -> list[str]:
+    """The biomarkers the item's graph reads (``blood`` nodes), in graph order, without repeats."""
+    nodes = item.graph.get("nodes", []) if isinstance(item.graph, Mapping) else []
+    return list(dict.fromkeys(str(n["marker"]) for n in nodes if n.get("op") == "blood"))
+
+
+def _cutoffs(name: str, sex: str) -> list[tuple[float, str]]:
+    """``(cut-off, category from there up)`` of a biomarker's clinical rule for this sex (none if unknown)."""
+    from wearbench.primitives import cutoff_tables
+
+    rule = cutoff_tables()["default"].get(name)
+    if rule is None:
+        return []
+    bands = rule.bands.get(sex) or rule.bands.get("any") or ()
+    return [(float(b.lower), str(b.category)) for b in bands if b.lower is not None]
+
+
+def _blood_panel(ax: Axes, name: str, unit: str, dates: Sequence[str], values: np.ndarray, sex: str) -> None:
+    x = np.arange(len(dates))
+    ax.plot(x, values, "o-", color="grey", ms=3, lw=0.6)
+    ax.plot(x[-1:], values[-1:], "o", color="tab:red", ms=6)
+    if np.isfinite(values[-1]):
+        ax.annotate(f"{values[-1]:.3g} {unit}", (x[-1], values[-1]), fontsize=8, color="tab:red",
+                    xytext=(7, -3), textcoords="offset points", ha="left")  # fmt: skip
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()) / 1.6, float(finite.max()) * 1.6) if finite.size else (0.0, np.inf)
+    for cut, category in _cutoffs(name, sex):
+        if lo <= cut <= hi:  # cut-offs far from the values would squash the panel
+            ax.axhline(cut, color="grey", ls="--", lw=0.7)
+            label = f"{category.replace('_', ' ')} ≥ {cut:g}"
+            ax.annotate(label, (0, cut), xycoords=("axes fraction", "data"), fontsize=6, color="dimgrey",
+                        xytext=(2, 1), textcoords="offset points")  # fmt: skip
+    ax.set_xticks(x, dates, fontsize=6, rotation=30, ha="right")
+    ax.set_xlim(-0.7, len(dates) + 0.4)  # room for the value label
+    ax.set_title(f"{name.replace('_', ' ')} ({unit})" if unit else name.replace("_", " "), fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.margins(y=0.3)
+
+
+def plot_blood(item: Item, ctx: UserContext) -> Figure | None:
+    """The blood values an item reads: each biomarker's draws up to the end date, the used one marked.
+
+    One small panel per biomarker the item's graph reads: every draw on or before the item's
+    end date in date order (x: draw dates), the latest (the one the question uses) in red with
+    its value and unit, and the clinical cut-offs of the biomarker (for the user's sex) that lie
+    within a factor 1.6 of the values dashed.
+
+    Returns:
+        The figure, or None when the item reads no biomarker or the user has no draw by then.
+    """
+    markers = blood_markers(item)
+    draws = [b for b in ctx.blood if str(b["draw_date"]) <= item.end_date]
+    if not markers or not draws:
+        return None
+    units = {b.name: b.unit for b in BIOMARKERS}
+    cols = min(4, len(markers))
+    rows = -(-len(markers) // cols)
+    fig = Figure(figsize=(2.4 * cols + 0.6, 2.2 * rows + 0.5))
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    dates = [str(b["draw_date"])[:10] for b in draws]
+    sex = str(ctx.demographics.get("sex", ""))
+    for ax, name in zip(axes, markers, strict=False):
+        values = np.array([float(b.get(name, np.nan)) for b in draws])
+        _blood_panel(ax, name, units.get(name, ""), dates, values, sex)
+    for ax in axes[len(markers) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        f"user {item.user_id}: blood draws up to {item.end_date}; red: the latest, which the question uses; "
+        "dashed: clinical cut-offs",
+        fontsize=9,
+    )
     fig.tight_layout()
     return fig

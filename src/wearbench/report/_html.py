@@ -11,10 +11,26 @@ from typing import Any
 
 from wearbench._version import __version__
 from wearbench.audit import PlantedAudit
-from wearbench.cohort import METRICS, published_table_rows
+from wearbench.cohort import METRICS, PUBLISHED_CAVEAT, PUBLISHED_HEADER, published_table_rows
 from wearbench.report._bench import bench_tables
 
-__all__ = ["report_tables", "write_html_report", "write_markdown_report"]
+__all__ = ["FIGURE_TITLES", "figure_title", "report_tables", "write_html_report", "write_markdown_report"]
+
+#: Heading of each demo figure, by file stem.
+FIGURE_TITLES: dict[str, str] = {
+    "distributions": "Distributions of the daily metrics over all user-days",
+    "timeline": "One user's metrics against their rolling baseline, planted episodes shaded",
+    "correlations": "Correlations between daily metrics, pooled over user-days",
+    "missingness": "Which metrics are present on each user-day",
+    "lag_recovery": "Planted coupling lags against the lags re-discovered from the data",
+    "benchmark": "Items per question type, and how often a text-only model guesses them",
+}
+
+
+def figure_title(fig: Path) -> str:
+    """The heading of a figure file: :data:`FIGURE_TITLES`, else its stem in words."""
+    return FIGURE_TITLES.get(fig.stem, fig.stem.replace("_", " ").capitalize())
+
 
 Table = tuple[str, list[str], list[list[str]]]
 
@@ -24,7 +40,7 @@ table{border-collapse:collapse;margin:1em 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 img{max-width:100%;border:1px solid #eee;margin:0.5em 0}
-.meta{color:#666;font-size:13px}
+.meta,.note{color:#666;font-size:13px}.note{max-width:60em}
 """
 
 
@@ -35,7 +51,7 @@ def _fmt(value: Any, digits: int = 1) -> str:
 
 
 def _metric_table(desc: Mapping[str, Any]) -> Table:
-    header = ["metric", "unit", "present", "mean", "SD", "P5", "median", "P95"]
+    header = ["metric", "unit", "present", "user-day mean", "SD", "P5", "median", "P95"]
     rows = []
     for m in METRICS:
         d = desc["metrics"][m.name]
@@ -52,7 +68,7 @@ def _metric_table(desc: Mapping[str, Any]) -> Table:
                 _fmt(q["p95"]),
             ]
         )
-    return "Daily metrics (all user-days)", header, rows
+    return "Daily metrics over all user-days (pooled, not per user)", header, rows
 
 
 def _coupling_table(audit: PlantedAudit) -> Table:
@@ -76,7 +92,12 @@ def _episode_table(audit: PlantedAudit) -> Table:
 
 def _published_table(desc: Mapping[str, Any]) -> Table:
     rows = [list(r) for r in published_table_rows(dict(desc))]
-    return "Against published population figures", ["quantity", "this cohort", "published", "source"], rows
+    return _PUBLISHED_TITLE, list(PUBLISHED_HEADER), rows
+
+
+_PUBLISHED_TITLE = "Against published population figures"
+#: A note printed under a table, by table title.
+_NOTES = {_PUBLISHED_TITLE: "Caveat: " + PUBLISHED_CAVEAT}
 
 
 def report_tables(context: Mapping[str, Any]) -> list[Table]:
@@ -107,12 +128,13 @@ def write_html_report(path: Path, context: Mapping[str, Any], figures: Sequence[
         parts.append("</tr>")
         parts.extend("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
         parts.append("</table>")
+        if caption in _NOTES:
+            parts.append(f"<p class='note'>{html.escape(_NOTES[caption])}</p>")
     parts.append("<h2>Figures</h2>")
     for fig in figures:
         data = base64.b64encode(fig.read_bytes()).decode("ascii")
-        parts.append(
-            f"<h3>{html.escape(fig.stem)}</h3><img alt='{fig.stem}' src='data:image/png;base64,{data}'>"
-        )
+        title = html.escape(figure_title(fig), quote=True)
+        parts.append(f"<h3>{title}</h3><img alt='{title}' src='data:image/png;base64,{data}'>")
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
     return path
 
@@ -125,9 +147,12 @@ def write_markdown_report(path: Path, context: Mapping[str, Any], figures: Seque
         lines += [f"## {caption}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         lines.append("")
+        if caption in _NOTES:
+            lines += [_NOTES[caption], ""]
     lines += ["## Figures", ""]
     for fig in figures:
         rel = fig.relative_to(path.parent) if fig.is_relative_to(path.parent) else fig
-        lines += [f"### {fig.stem}", "", f"![{fig.stem}]({rel.as_posix()})", ""]
+        title = figure_title(fig)
+        lines += [f"### {title}", "", f"![{title}]({rel.as_posix()})", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

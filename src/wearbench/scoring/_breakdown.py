@@ -171,9 +171,11 @@ class RunScore:
             lines += [f"  {family}:"] + [f"    {lab:<24} {acc}" for lab, acc in accs.items()]
         pos = self.position
         if pos.top_letter is not None:
+            p = pos.chi2_p
+            p_text = "p n/a" if p is None else "p < 1e-6" if p < 1e-6 else f"p = {p:.3g}"
             lines.append(
                 f"  position bias: top letter {pos.top_letter} {pos.top_share:.0%} of parsed answers; "
-                f"chi-square vs uniform p={pos.chi2_p:.3g}"
+                f"chi-square vs uniform {p_text}"
             )
         if self.prompt_tokens_mean is None and self.completion_tokens_mean is None:
             tokens = "tokens/item – (no model calls)"

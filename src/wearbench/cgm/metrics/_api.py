@@ -15,10 +15,37 @@ from wearbench._errors import WearbenchError
 from wearbench.cgm._record import CGMData
 from wearbench.cgm.metrics import _kernels as k
 
-__all__ = ["AGP_PERCENTILES", "CGMMetrics", "agp_percentiles", "cgm_metrics", "metrics_table"]
+__all__ = ["AGP_PERCENTILES", "METRIC_UNITS", "CGMMetrics", "agp_percentiles", "cgm_metrics", "metrics_table"]
 
 #: Percentiles of the Ambulatory Glucose Profile (Battelino et al. 2019, Danne et al. 2017).
 AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
+
+
+#: Unit of each :class:`CGMMetrics` field ("" for counts, flags and unitless indices; "%" of
+#: readings for the time-in-range shares, % for CV and GMI).
+METRIC_UNITS: dict[str, str] = {
+    "n_readings": "",
+    "days": "days",
+    "interval_minutes": "min",
+    "sufficiency": "0-1",
+    "sufficient": "",
+    "mean": "mg/dL",
+    "sd": "mg/dL",
+    "cv": "%",
+    "gmi": "%",
+    "tir_70_180": "%",
+    "tbr_70": "%",
+    "tbr_54": "%",
+    "tar_180": "%",
+    "tar_250": "%",
+    "mage": "mg/dL",
+    "modd": "mg/dL",
+    "conga": "mg/dL",
+    "lbgi": "",
+    "hbgi": "",
+    "gri": "0-100",
+    "conga_hours": "h",
+}
 
 
 @dataclass(frozen=True)
