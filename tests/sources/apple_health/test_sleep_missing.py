@@ -3,10 +3,14 @@
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import wearbench
+from wearbench import WearbenchError
 from wearbench.sources import import_source
+from wearbench.sources.apple_health import write_export
 from wearbench.sources.apple_health._sleep import CORE_ONLY, NO_IN_BED, NO_STAGES
 
 from ._xml import PHONE, export, sleep
@@ -90,3 +94,34 @@ def test_staged_night_keeps_efficiency_and_stages_and_counts_nothing(tmp_path: P
     assert row["deep_sleep_pct"] == pytest.approx(100 * 60 / 420)
     assert row["rem_sleep_pct"] == pytest.approx(100 * 60 / 420)
     assert not {NO_IN_BED, NO_STAGES, CORE_ONLY} & set(repairs)
+
+
+@pytest.mark.parametrize("style", ["asleep", "core", "stages"])
+def test_generated_exports_by_sleep_layout(style: str, tmp_path: Path) -> None:
+    cohort = wearbench.synth(n_users=1, n_days=20, seed=3, reference_users=0)
+    path = write_export(cohort, "u0001", tmp_path / "export.xml", seed=2, samples_per_day=24, sleep=style)
+    loaded, report = import_source("apple-health", path)
+    want = cohort.daily.set_index("date")
+    got = loaded.daily.set_index("date").reindex(want.index)
+    nights = int(want["sleep_minutes"].notna().sum())
+    assert nights >= 15
+    np.testing.assert_allclose(got["sleep_minutes"], want["sleep_minutes"], atol=0.05)
+    if style == "asleep":
+        assert got["sleep_efficiency"].isna().all()
+        assert report.repairs[NO_IN_BED] == nights
+    else:
+        np.testing.assert_allclose(got["sleep_efficiency"], want["sleep_efficiency"], atol=0.01)
+        assert NO_IN_BED not in report.repairs
+    if style == "stages":
+        np.testing.assert_allclose(got["deep_sleep_pct"], want["deep_sleep_pct"], atol=0.01)
+        assert not {NO_STAGES, CORE_ONLY} & set(report.repairs)
+    else:
+        assert got[["deep_sleep_pct", "rem_sleep_pct"]].isna().all().all()
+        kind = NO_STAGES if style == "asleep" else CORE_ONLY
+        assert report.repairs[kind] == nights
+
+
+def test_unknown_sleep_layout_is_refused(tmp_path: Path) -> None:
+    cohort = wearbench.synth(n_users=1, n_days=2, seed=3, reference_users=0)
+    with pytest.raises(WearbenchError, match="sleep style 'naps'"):
+        write_export(cohort, "u0001", tmp_path / "export.xml", seed=2, sleep="naps")
