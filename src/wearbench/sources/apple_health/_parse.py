@@ -24,7 +24,10 @@ __all__ = ["CHUNK", "Handler", "export_member", "open_export", "parse_time", "st
 #: Bytes fed to the parser per call.
 CHUNK = 1 << 20
 _EPOCH = dt.date(1970, 1, 1).toordinal()
-_DAYS: dict[str, int] = {}
+#: Entries per cache before it is emptied (memory stays flat on any export).
+_CACHE = 4096
+_HOURS: dict[str, int] = {}
+_OFFSETS: dict[str, int] = {}
 
 #: ``start(name, attrs, line)`` and ``end(name)`` callbacks.
 Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None]]
@@ -32,6 +35,10 @@ Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None
 
 def parse_time(text: str) -> tuple[int, int]:
     """Parse Apple's ``"2023-01-01 23:30:00 +0100"``.
+
+    The date-and-hour part and the offset are looked up in small caches (an export has a few
+    distinct hours per day and one or two offsets), so a timestamp costs two slices, two dict
+    hits and two ``int`` calls.
 
     Returns:
         (UTC epoch seconds, UTC offset in seconds) — local wall time is their sum.
@@ -41,15 +48,35 @@ def parse_time(text: str) -> tuple[int, int]:
     """
     if len(text) != 25 or text[19] != " " or text[20] not in "+-":
         raise ValueError(f"not a 'YYYY-MM-DD hh:mm:ss +hhmm' time: {text!r}")
-    day = _DAYS.get(text[:10])
-    if day is None:
-        day = dt.date.fromisoformat(text[:10]).toordinal() - _EPOCH
-        _DAYS[text[:10]] = day
-    clock = int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
+    hour = _HOURS.get(text[:13])
+    if hour is None:
+        hour = _hour(text)
+    local = hour + int(text[14:16]) * 60 + int(text[17:19])
+    offset = _OFFSETS.get(text[20:])
+    if offset is None:
+        offset = _offset(text)
+    return local - offset, offset
+
+
+def _hour(text: str) -> int:
+    """Seconds from 1970-01-01 to the local date and hour of ``text`` (cached)."""
+    day = dt.date.fromisoformat(text[:10]).toordinal() - _EPOCH
+    hour = day * 86400 + int(text[11:13]) * 3600
+    if len(_HOURS) >= _CACHE:
+        _HOURS.clear()
+    _HOURS[text[:13]] = hour
+    return hour
+
+
+def _offset(text: str) -> int:
+    """UTC offset (s) of ``text`` (cached)."""
     offset = int(text[21:23]) * 3600 + int(text[23:25]) * 60
     if text[20] == "-":
         offset = -offset
-    return day * 86400 + clock - offset, offset
+    if len(_OFFSETS) >= _CACHE:
+        _OFFSETS.clear()
+    _OFFSETS[text[20:]] = offset
+    return offset
 
 
 def export_member(names: list[str]) -> str | None:
@@ -93,8 +120,17 @@ def open_export(path: Path) -> Iterator[tuple[IO[bytes], str]]:
         yield fh, path.name
 
 
-def stream(path: Path, start: Callable[[str, dict[str, str], int], None], end: Callable[[str], None]) -> None:
+def stream(
+    path: Path,
+    start: Callable[[str, dict[str, str], int], None],
+    end: Callable[[str], None],
+    *,
+    chunk_filter: Callable[[bytes, bool], bytes] | None = None,
+) -> None:
     """Parse the export, calling ``start(name, attrs, line)`` and ``end(name)`` per element.
+
+    ``chunk_filter(chunk, root_seen)``, if given, sees each chunk before expat and returns the
+    bytes to parse (the collector's heart-rate fast lane; it must keep line numbers).
 
     Raises:
         WearbenchError: Empty file, wrong root element, or malformed/truncated XML (with line
@@ -121,7 +157,7 @@ def stream(path: Path, start: Callable[[str, dict[str, str], int], None], end: C
         try:
             while chunk := fh.read(CHUNK):
                 blank = blank and not chunk.strip()
-                parser.Parse(chunk, False)
+                parser.Parse(chunk if chunk_filter is None else chunk_filter(chunk, seen_root), False)
         except expat.ExpatError as exc:
             raise WearbenchError(
                 f"{name}: malformed XML at line {exc.lineno}, column {exc.offset}: {_reason(exc)}"

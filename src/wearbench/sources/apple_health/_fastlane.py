@@ -1,0 +1,159 @@
+"""Heart-rate fast lane: count plain, valid HeartRate records without a Python call per record.
+
+Heart-rate samples are most of an export's records, and the daily loader only needs to know
+how many valid ones there are (workouts without a heart-rate statistic get theirs from a later
+pass). A Python handler call per element costs about as much as a whole ``iterparse`` pass,
+so before a chunk goes to expat, the lines holding such records are found with one compiled
+regular expression, counted, and cut down to their line breaks. Line numbers, and the columns
+of every other line, are unchanged, so expat's error positions stay right.
+
+The source attributes (``sourceName`` … ``unit``) of an export's heart-rate records repeat
+verbatim; each distinct text is checked once (well-formed UTF-8 without control characters,
+``<`` or non-characters; only the predefined entities; Apple's attribute order) and then
+matched as a literal, which keeps the scan several times faster than expat. A record is taken
+only when it is certain to be a well-formed record that the collector would accept and do
+nothing else with: the previous line ends with ``>``, a known source text, ``startDate`` a
+``YYYY-MM-DD hh:mm:ss ±hhmm`` time on a real date, ``endDate`` the same text, ``value`` a
+plain decimal (so finite and ≥ 0), then ``/>`` or one ``HKMetadataKeyHeartRateMotionContext``
+entry and ``</Record>``, and nothing else on its lines. Every other record goes through expat
+and the collector as before. The lane is off for a chunk that may be inside a
+``<Correlation>`` (whose child records are skipped), and from the first comment, CDATA section,
+processing instruction or end of the root element in the document body on. For a well-formed
+export the collector's results are the same with and without the lane.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+__all__ = ["MAX_SOURCES", "HeartRateLane"]
+
+#: Distinct source texts learnt per export (records of further sources take the slow path).
+MAX_SOURCES = 16
+_OPEN = b'<Record type="HKQuantityTypeIdentifierHeartRate"'
+_TEXT = rb'"[^"<\x00-\x1f]*"'
+_SOURCE = re.compile(
+    rb" sourceName=" + _TEXT + rb"(?: sourceVersion=" + _TEXT + rb")?(?: device=" + _TEXT + rb")?"
+    rb" unit=" + _TEXT
+)
+_BAD_ENTITY = re.compile(rb"&(?!(?:lt|gt|amp|quot|apos);)")
+_TIME = rb'"(\d{4}-\d{2}-\d{2}) \d{2}:\d{2}:\d{2} [+-]\d{4}"'
+_STOP = (b"<!--", b"<![CDATA[", b"<?", b"</HealthData")
+_PAIRS = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"))
+_NOT_NEWLINE = bytes(c for c in range(256) if c not in b"\r\n")
+_OVERLAP = 16
+
+
+def _pattern(sources: list[bytes]) -> re.Pattern[bytes]:
+    heads = b"|".join(re.escape(s) for s in sorted(sources, key=len, reverse=True))
+    return re.compile(
+        rb"\n(?:(?<=>\n)|(?<=>\r\n))[ \t]*" + re.escape(_OPEN) + rb"(?:" + heads + rb")"
+        rb"(?: creationDate=\"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}\")?"
+        rb" startDate=(" + _TIME + rb") endDate=\1 value=\"\d{1,15}(?:\.\d{1,15})?\""
+        rb"(?:[ \t]*/>|>\r?\n[ \t]*<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\""
+        rb" value=\"\d\"[ \t]*/>\r?\n[ \t]*</Record>)"
+        rb"[ \t]*(?=\r?\n)"
+    )
+
+
+def _valid_source(text: bytes) -> bool:
+    if not _SOURCE.fullmatch(text) or _BAD_ENTITY.search(text):
+        return False
+    try:
+        decoded = text.decode("utf-8")  # well-formed UTF-8, no surrogates
+    except UnicodeDecodeError:
+        return False
+    return "\ufffe" not in decoded and "\uffff" not in decoded
+
+
+class HeartRateLane:
+    """Chunk filter for :func:`~wearbench.sources.apple_health._parse.stream` (see module doc).
+
+    Attributes:
+        count: Heart-rate records taken so far (each a valid sample).
+        off: True once the lane stopped for the rest of the export.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing counted and no source learnt."""
+        self.count = 0
+        self.off = False
+        self._tail = b""
+        self._previous = b""
+        self._sources: list[bytes] = []
+        self._seen_sources: set[bytes] = set()
+        self._pattern: re.Pattern[bytes] | None = None
+        self._dates: dict[bytes, bool] = {}
+
+    def __call__(self, chunk: bytes, *, active: bool, in_correlation: bool) -> bytes:
+        """``chunk`` with its plain heart-rate records cut down to line breaks, or unchanged.
+
+        Args:
+            chunk: The next bytes for expat.
+            active: False until expat has seen the root element's start (the prolog and DTD
+                may hold comments); such chunks are only watched for an unclosed comment,
+                CDATA section or processing instruction, which turns the lane off.
+            in_correlation: Expat is inside a ``<Correlation>`` after the previous chunk.
+        """
+        seen = self._tail + chunk
+        previous, self._previous = self._previous, chunk
+        self._tail = chunk[-_OVERLAP:]
+        if self.off:
+            return chunk
+        if not active:
+            self.off = any(seen.rfind(a) > seen.rfind(b) for a, b in _PAIRS)
+            return chunk
+        if any(stop in seen for stop in _STOP):
+            self.off = True
+            return chunk
+        if in_correlation or b"<Correlation" in previous or b"<Correlation" in seen:
+            return chunk
+        if self._learn(chunk) or self._pattern is None:
+            return chunk
+        hits = list(self._pattern.finditer(chunk))
+        if not hits or not all(self._real_date(m.group(2)) for m in hits):
+            return chunk
+        self.count += len(hits)
+        parts = []
+        pos = 0
+        for m in hits:
+            parts.append(chunk[pos : m.start()])
+            parts.append(m.group().translate(None, _NOT_NEWLINE))
+            pos = m.end()
+        parts.append(chunk[pos:])
+        return b"".join(parts)
+
+    def _learn(self, chunk: bytes) -> bool:
+        """Learn the source texts of the chunk's first heart-rate records; True if none."""
+        pos = chunk.find(_OPEN)
+        if pos < 0:
+            return True
+        for _ in range(8):
+            if pos < 0 or len(self._sources) >= MAX_SOURCES:
+                break
+            start = pos + len(_OPEN)
+            eol = chunk.find(b"\n", start)
+            cut = chunk.find(b" creationDate=", start, eol)
+            cut = chunk.find(b" startDate=", start, eol) if cut < 0 else cut
+            source = chunk[start:cut]
+            if cut > 0 and source not in self._seen_sources:
+                self._seen_sources.add(source)
+                if _valid_source(source):
+                    self._sources.append(source)
+                    self._pattern = _pattern(self._sources)
+            pos = chunk.find(_OPEN, max(eol, start))
+        return False
+
+    def _real_date(self, text: bytes) -> bool:
+        ok = self._dates.get(text)
+        if ok is None:
+            try:
+                dt.date.fromisoformat(text.decode("ascii"))
+                ok = True
+            except ValueError:
+                ok = False
+            if len(self._dates) > 4096:
+                self._dates.clear()
+            self._dates[text] = ok
+        return ok
