@@ -133,8 +133,11 @@ class Collector:
         return sid
 
     def chunk_filter(self, chunk: bytes, root_seen: bool) -> bytes:
-        """``stream``'s chunk filter: without ``keep_all``, plain heart-rate records are counted
-        by the fast lane (:mod:`~wearbench.sources.apple_health._fastlane`) and blanked."""
+        """``stream``'s chunk filter: the heart-rate fast lane, unless ``keep_all``.
+
+        Plain valid heart-rate records are counted here (rows read, ``hr_count``) by
+        :mod:`~wearbench.sources.apple_health._fastlane` and cut from the chunk.
+        """
         if self.keep_all:
             return chunk
         before = self._lane.count

@@ -3,9 +3,10 @@
 Heart-rate samples are most of an export's records, and the daily loader only needs to know
 how many valid ones there are (workouts without a heart-rate statistic get theirs from a later
 pass). A Python handler call per element costs about as much as a whole ``iterparse`` pass,
-so before a chunk goes to expat, the lines holding such records are found with one compiled
-regular expression, counted, and cut down to their line breaks. Line numbers, and the columns
-of every other line, are unchanged, so expat's error positions stay right.
+so without ``keep_all`` (:class:`~wearbench.sources.apple_health._collect.Collector`), before
+a chunk goes to expat, the lines holding such records are found with a compiled regular
+expression, counted, and cut down to their line breaks. Line numbers, and the columns of
+every other line, are unchanged, so expat's error positions stay right.
 
 The source attributes (``sourceName`` … ``unit``) of an export's heart-rate records repeat
 verbatim; each distinct text is checked once (well-formed UTF-8 without control characters,
@@ -13,18 +14,18 @@ verbatim; each distinct text is checked once (well-formed UTF-8 without control 
 matched as a literal, which keeps the scan several times faster than expat. A record is taken
 only when it is certain to be a well-formed record that the collector would accept and do
 nothing else with: the previous line ends with ``>``, a known source text, ``startDate`` a
-``YYYY-MM-DD hh:mm:ss ±hhmm`` time on a real date, ``endDate`` the same text, ``value`` a
-plain decimal (so finite and ≥ 0), then ``/>`` or one ``HKMetadataKeyHeartRateMotionContext``
-entry and ``</Record>``, and nothing else on its lines. Every other record goes through expat
-and the collector as before. The lane is off for a chunk that may be inside a
-``<Correlation>`` (whose child records are skipped), and from the first comment, CDATA section,
-processing instruction or end of the root element in the document body on. For a well-formed
-export the collector's results are the same with and without the lane.
+``YYYY-MM-DD hh:mm:ss ±hhmm`` time on a real date (the pattern checks it; 29 February is left
+to the slow path), ``endDate`` the same text, ``value`` a plain decimal (so finite and
+≥ 0), then ``/>`` or one ``HKMetadataKeyHeartRateMotionContext`` entry and ``</Record>``, and
+nothing else on its lines. Every other record goes through expat and the collector as before.
+The lane is off for a chunk that may be inside a ``<Correlation>`` (whose child records are
+skipped), and from the first comment, CDATA section, processing instruction or end of the
+root element in the document body on. For a well-formed export the collector's results are
+the same with and without the lane.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 __all__ = ["MAX_SOURCES", "HeartRateLane"]
@@ -38,23 +39,33 @@ _SOURCE = re.compile(
     rb" unit=" + _TEXT
 )
 _BAD_ENTITY = re.compile(rb"&(?!(?:lt|gt|amp|quot|apos);)")
-_TIME = rb'"(\d{4}-\d{2}-\d{2}) \d{2}:\d{2}:\d{2} [+-]\d{4}"'
-_STOP = (b"<!--", b"<![CDATA[", b"<?", b"</HealthData")
+#: A real date (Feb 29 is left to the slow path): what ``date.fromisoformat`` accepts.
+_DATE = (
+    rb"(?!0000)\d{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+    rb"|(?:0[13578]|1[02])-31)"
+)
+_TIME = rb'"' + _DATE + rb' \d{2}:\d{2}:\d{2} [+-]\d{4}"'
+#: Comment, CDATA, processing instruction, end of root (lane off) or a correlation (chunk skipped).
+_MARK = re.compile(rb"<(?:!|\?|/HealthData|Correlation)")
+_STOP = re.compile(rb"<(?:!|\?|/HealthData)")
 _PAIRS = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"))
-_NOT_NEWLINE = bytes(c for c in range(256) if c not in b"\r\n")
 _OVERLAP = 16
 
 
-def _pattern(sources: list[bytes]) -> re.Pattern[bytes]:
+def _patterns(sources: list[bytes]) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(one-line ``<Record .../>``, three-line record with a motion-context entry) patterns."""
     heads = b"|".join(re.escape(s) for s in sorted(sources, key=len, reverse=True))
-    return re.compile(
+    record = (
         rb"\n(?:(?<=>\n)|(?<=>\r\n))[ \t]*" + re.escape(_OPEN) + rb"(?:" + heads + rb")"
         rb"(?: creationDate=\"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}\")?"
         rb" startDate=(" + _TIME + rb") endDate=\1 value=\"\d{1,15}(?:\.\d{1,15})?\""
-        rb"(?:[ \t]*/>|>\r?\n[ \t]*<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\""
-        rb" value=\"\d\"[ \t]*/>\r?\n[ \t]*</Record>)"
-        rb"[ \t]*(?=\r?\n)"
     )
+    one_line = re.compile(record + rb"[ \t]*/>[ \t]*(?=\r?\n)")
+    with_entry = re.compile(
+        record + rb">\r?\n[ \t]*<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\""
+        rb" value=\"\d\"[ \t]*/>\r?\n[ \t]*</Record>[ \t]*(?=\r?\n)"
+    )
+    return one_line, with_entry
 
 
 def _valid_source(text: bytes) -> bool:
@@ -80,11 +91,10 @@ class HeartRateLane:
         self.count = 0
         self.off = False
         self._tail = b""
-        self._previous = b""
+        self._correlation = False
         self._sources: list[bytes] = []
         self._seen_sources: set[bytes] = set()
-        self._pattern: re.Pattern[bytes] | None = None
-        self._dates: dict[bytes, bool] = {}
+        self._pattern: tuple[re.Pattern[bytes], re.Pattern[bytes]] | None = None
 
     def __call__(self, chunk: bytes, *, active: bool, in_correlation: bool) -> bytes:
         """``chunk`` with its plain heart-rate records cut down to line breaks, or unchanged.
@@ -96,33 +106,32 @@ class HeartRateLane:
                 CDATA section or processing instruction, which turns the lane off.
             in_correlation: Expat is inside a ``<Correlation>`` after the previous chunk.
         """
-        seen = self._tail + chunk
-        previous, self._previous = self._previous, chunk
+        edge = self._tail + chunk[:_OVERLAP]
         self._tail = chunk[-_OVERLAP:]
+        had_correlation, self._correlation = self._correlation, False
         if self.off:
             return chunk
         if not active:
+            seen = edge + chunk[_OVERLAP:]
             self.off = any(seen.rfind(a) > seen.rfind(b) for a, b in _PAIRS)
             return chunk
-        if any(stop in seen for stop in _STOP):
-            self.off = True
+        if _MARK.search(chunk) or _MARK.search(edge):
+            if _STOP.search(chunk) or _STOP.search(edge):
+                self.off = True
+                return chunk
+            self._correlation = True
             return chunk
-        if in_correlation or b"<Correlation" in previous or b"<Correlation" in seen:
+        if in_correlation or had_correlation or self._learn(chunk) or self._pattern is None:
             return chunk
-        if self._learn(chunk) or self._pattern is None:
-            return chunk
-        hits = list(self._pattern.finditer(chunk))
-        if not hits or not all(self._real_date(m.group(2)) for m in hits):
-            return chunk
-        self.count += len(hits)
-        parts = []
-        pos = 0
-        for m in hits:
-            parts.append(chunk[pos : m.start()])
-            parts.append(m.group().translate(None, _NOT_NEWLINE))
-            pos = m.end()
-        parts.append(chunk[pos:])
-        return b"".join(parts)
+        # literal replacements (no group references) keep ``subn`` in C; a CRLF inside a
+        # three-line record becomes LF, which is still one line break
+        one_line, with_entry = self._pattern
+        out, n = one_line.subn(b"\n", chunk)
+        if b"HeartRateMotionContext" in chunk:
+            out, n3 = with_entry.subn(b"\n\n\n", out)
+            n += n3
+        self.count += n
+        return out
 
     def _learn(self, chunk: bytes) -> bool:
         """Learn the source texts of the chunk's first heart-rate records; True if none."""
@@ -141,19 +150,6 @@ class HeartRateLane:
                 self._seen_sources.add(source)
                 if _valid_source(source):
                     self._sources.append(source)
-                    self._pattern = _pattern(self._sources)
+                    self._pattern = _patterns(self._sources)
             pos = chunk.find(_OPEN, max(eol, start))
         return False
-
-    def _real_date(self, text: bytes) -> bool:
-        ok = self._dates.get(text)
-        if ok is None:
-            try:
-                dt.date.fromisoformat(text.decode("ascii"))
-                ok = True
-            except ValueError:
-                ok = False
-            if len(self._dates) > 4096:
-                self._dates.clear()
-            self._dates[text] = ok
-        return ok

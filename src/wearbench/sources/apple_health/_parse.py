@@ -19,10 +19,12 @@ from xml.parsers import expat
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
+__all__ = ["CHUNK", "FIRST_CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
 
 #: Bytes fed to the parser per call.
 CHUNK = 1 << 20
+#: Bytes of the first call (the prolog and DTD are about 10 kB).
+FIRST_CHUNK = 1 << 16
 _EPOCH = dt.date(1970, 1, 1).toordinal()
 #: Entries per cache before it is emptied (memory stays flat on any export).
 _CACHE = 4096
@@ -155,7 +157,9 @@ def stream(
         parser.EndElementHandler = end
         blank = True
         try:
-            while chunk := fh.read(CHUNK):
+            size = FIRST_CHUNK  # the prolog and DTD, then the root's start: the filter's lane opens
+            while chunk := fh.read(size):
+                size = CHUNK
                 blank = blank and not chunk.strip()
                 parser.Parse(chunk if chunk_filter is None else chunk_filter(chunk, seen_root), False)
         except expat.ExpatError as exc:
