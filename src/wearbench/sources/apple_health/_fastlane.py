@@ -92,6 +92,7 @@ class HeartRateLane:
         self.off = False
         self._tail = b""
         self._correlation = False
+        self._open = False
         self._sources: list[bytes] = []
         self._seen_sources: set[bytes] = set()
         self._pattern: tuple[re.Pattern[bytes], re.Pattern[bytes]] | None = None
@@ -102,8 +103,8 @@ class HeartRateLane:
         Args:
             chunk: The next bytes for expat.
             active: False until expat has seen the root element's start (the prolog and DTD
-                may hold comments); such chunks are only watched for an unclosed comment,
-                CDATA section or processing instruction, which turns the lane off.
+                may hold comments); such chunks are only watched for a comment, CDATA section
+                or processing instruction still open at their end, which turns the lane off.
             in_correlation: Expat is inside a ``<Correlation>`` after the previous chunk.
         """
         edge = self._tail + chunk[:_OVERLAP]
@@ -113,15 +114,35 @@ class HeartRateLane:
             return chunk
         if not active:
             seen = edge + chunk[_OVERLAP:]
-            self.off = any(seen.rfind(a) > seen.rfind(b) for a, b in _PAIRS)
+            last = [(seen.rfind(a), seen.rfind(b)) for a, b in _PAIRS]
+            if any(opened > closed for opened, closed in last):
+                self._open = True
+            elif any(closed >= 0 for _, closed in last):
+                self._open = False
             return chunk
-        if _MARK.search(chunk) or _MARK.search(edge):
-            if _STOP.search(chunk) or _STOP.search(edge):
-                self.off = True
-                return chunk
+        if self._open:  # the root started inside a comment, CDATA or PI: never expected
+            self.off = True
+            return chunk
+        if _MARK.search(edge):
+            self.off = bool(_STOP.search(edge))
             self._correlation = True
             return chunk
-        if in_correlation or had_correlation or self._learn(chunk) or self._pattern is None:
+        mark = _MARK.search(chunk)
+        if mark is not None:
+            if mark.group() != b"<Correlation" or _STOP.search(chunk):
+                self.off = True
+            self._correlation = True
+            if mark.group() != b"</HealthData" or had_correlation:
+                return chunk
+            # the export's last chunk: take the records before the root's end
+            return self._take(chunk[: mark.start()], in_correlation) + chunk[mark.start() :]
+        if had_correlation:
+            return chunk
+        return self._take(chunk, in_correlation)
+
+    def _take(self, chunk: bytes, in_correlation: bool) -> bytes:
+        """Count and cut the plain heart-rate records of ``chunk`` (none inside a correlation)."""
+        if in_correlation or self._learn(chunk) or self._pattern is None:
             return chunk
         # literal replacements (no group references) keep ``subn`` in C; a CRLF inside a
         # three-line record becomes LF, which is still one line break
