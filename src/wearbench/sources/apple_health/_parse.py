@@ -30,6 +30,7 @@ _EPOCH = dt.date(1970, 1, 1).toordinal()
 _CACHE = 4096
 _HOURS: dict[str, int] = {}
 _OFFSETS: dict[str, int] = {}
+_TIMES: dict[str, tuple[int, int]] = {}
 
 #: ``start(name, attrs, line)`` and ``end(name)`` callbacks.
 Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None]]
@@ -38,9 +39,9 @@ Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None
 def parse_time(text: str) -> tuple[int, int]:
     """Parse Apple's ``"2023-01-01 23:30:00 +0100"``.
 
-    The date-and-hour part and the offset are looked up in small caches (an export has a few
-    distinct hours per day and one or two offsets), so a timestamp costs two slices, two dict
-    hits and two ``int`` calls.
+    Recent timestamps, date-and-hour parts and offsets are looked up in small caches (an export
+    repeats times across record types, has a few distinct hours per day and one or two offsets),
+    so a new timestamp costs three slices, three dict look-ups and two ``int`` calls.
 
     Returns:
         (UTC epoch seconds, UTC offset in seconds) — local wall time is their sum.
@@ -48,6 +49,9 @@ def parse_time(text: str) -> tuple[int, int]:
     Raises:
         ValueError: If ``text`` is not in that form.
     """
+    hit = _TIMES.get(text)  # steps and distance samples share their times
+    if hit is not None:
+        return hit
     if len(text) != 25 or text[19] != " " or text[20] not in "+-":
         raise ValueError(f"not a 'YYYY-MM-DD hh:mm:ss +hhmm' time: {text!r}")
     hour = _HOURS.get(text[:13])
@@ -57,7 +61,10 @@ def parse_time(text: str) -> tuple[int, int]:
     offset = _OFFSETS.get(text[20:])
     if offset is None:
         offset = _offset(text)
-    return local - offset, offset
+    if len(_TIMES) >= _CACHE:
+        _TIMES.clear()
+    out = _TIMES[text] = (local - offset, offset)
+    return out
 
 
 def _hour(text: str) -> int:
