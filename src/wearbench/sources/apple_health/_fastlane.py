@@ -160,7 +160,7 @@ class HeartRateLane:
         if pos < 0:
             return True
         for _ in range(8):
-            if pos < 0 or len(self._sources) >= MAX_SOURCES:
+            if pos < 0 or len(self._sources) >= MAX_SOURCES or len(self._seen_sources) >= 64 * MAX_SOURCES:
                 break
             start = pos + len(_OPEN)
             eol = chunk.find(b"\n", start)
