@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from wearbench.sources._report import ImportLog
 from wearbench.sources.apple_health._dedup import WindowedDedup
+from wearbench.sources.apple_health._fastlane import HeartRateLane
 from wearbench.sources.apple_health._parse import parse_time
 
 __all__ = ["CUMULATIVE", "POINT", "SLEEP_STAGES", "Collector", "Workout", "priority"]
@@ -112,6 +113,8 @@ class Collector:
         self.me: dict[str, str] = {}
         self.export_date: tuple[int, int] | None = None
         self._workout: Workout | None = None
+        self._kinds: dict[str, tuple[str, str, int]] = {}
+        self._lane = HeartRateLane()
         self._depth_in_correlation = 0
 
     def where(self, line: int, utc: float | None = None, offset: int = 0) -> str:
@@ -129,12 +132,48 @@ class Collector:
             self.ranks[sid] = (self.source_priority[sid], name)
         return sid
 
+    def chunk_filter(self, chunk: bytes, root_seen: bool) -> bytes:
+        """``stream``'s chunk filter: the heart-rate fast lane, unless ``keep_all``.
+
+        Plain valid heart-rate records are counted here (rows read, ``hr_count``) by
+        :mod:`~wearbench.sources.apple_health._fastlane` and cut from the chunk.
+        """
+        if self.keep_all:
+            return chunk
+        before = self._lane.count
+        out = self._lane(chunk, active=root_seen, in_correlation=self._depth_in_correlation > 0)
+        if self._lane.count > before:
+            self.log.rows_read["Record HeartRate"] += self._lane.count - before
+            self.hr_count += self._lane.count - before
+        return out
+
     def start(self, tag: str, attrs: dict[str, str], line: int) -> None:
         """Element opened."""
         if tag == "Record":
             if self._depth_in_correlation:
                 return  # Apple repeats correlation children as top-level records
-            self._record(attrs, line)
+            rtype = attrs.get("type", "")
+            kind = self._kinds.get(rtype)
+            if kind is None:
+                kind = self._kinds[rtype] = _kind(rtype)
+            self.log.rows_read[kind[0]] += 1
+            if kind[2] == _HR_KIND and not self.keep_all:
+                # Fast path for the most common record (only its validity matters here); any
+                # record it does not accept outright goes the general way, which logs why.
+                text = attrs.get("startDate", "")
+                end_text = attrs.get("endDate", "") or text
+                try:
+                    t0 = parse_time(text)[0]
+                    t1 = t0 if end_text == text else parse_time(end_text)[0]
+                    value = float(attrs.get("value", ""))
+                except ValueError:
+                    pass
+                else:
+                    if t1 >= t0 and 0 <= value < math.inf:
+                        self.hr_count += 1
+                        return
+            if kind[2] != _SKIP:
+                self._record(attrs, line, rtype, kind)
         elif tag == "Workout":
             self._workout = self._open_workout(attrs, line)
         elif tag == "MetadataEntry" and self._workout is not None:
@@ -163,9 +202,11 @@ class Collector:
             self._depth_in_correlation -= 1
 
     def _times(self, attrs: dict[str, str], line: int, what: str) -> tuple[int, int, int] | None:
+        start_text = attrs.get("startDate", "")
+        end_text = attrs.get("endDate", "") or start_text
         try:
-            start, offset = parse_time(attrs.get("startDate", ""))
-            end, _ = parse_time(attrs.get("endDate", "") or attrs.get("startDate", ""))
+            start, offset = parse_time(start_text)
+            end = start if end_text == start_text else parse_time(end_text)[0]
         except ValueError as exc:
             self.log.reject(f"{what}: unreadable startDate/endDate", f"{self.where(line)}: {exc}")
             return None
@@ -174,17 +215,13 @@ class Collector:
             return None
         return start, end, offset
 
-    def _record(self, attrs: dict[str, str], line: int) -> None:
-        rtype = attrs.get("type", "")
-        short = rtype.removeprefix(_Q).removeprefix("HKCategoryTypeIdentifier")
-        self.log.read(f"Record {short}")
-        if rtype not in CUMULATIVE and rtype not in POINT and rtype not in (_HR, _SLEEP):
-            return
+    def _record(self, attrs: dict[str, str], line: int, rtype: str, kind: tuple[str, str, int]) -> None:
+        short = kind[1]
         times = self._times(attrs, line, short)
         if times is None:
             return
         start, end, offset = times
-        if rtype == _SLEEP:
+        if kind[2] == _SLEEP_KIND:
             stage = SLEEP_STAGES.get(attrs.get("value", ""))
             if stage is None:
                 self.log.reject("SleepAnalysis: unknown value", f"{self.where(line, start, offset)}")
@@ -194,13 +231,13 @@ class Collector:
         value = self._value(attrs, line, short, start, offset)
         if value is None:
             return
-        if rtype == _HR:
+        if kind[2] == _HR_KIND:
             self.hr_count += 1
             if self.keep_all:
                 self.hr_time.append(start)
                 self.hr_value.append(value)
                 self.hr_offset.append(offset)
-        elif rtype in POINT:
+        elif kind[2] == _POINT_KIND:
             acc = self.point[(POINT[rtype], (start + offset) // 86400)]
             acc[0] += value
             acc[1] += 1
@@ -247,6 +284,25 @@ class Collector:
             minutes = stated if math.isfinite(stated) else minutes
         kind = attrs.get("workoutActivityType", "").removeprefix("HKWorkoutActivityType") or "Other"
         return Workout(start, end, offset, kind, minutes, source=self.source_id(attrs), line=line)
+
+
+_SKIP, _SLEEP_KIND, _HR_KIND, _POINT_KIND, _CUMULATIVE_KIND = range(5)
+
+
+def _kind(rtype: str) -> tuple[str, str, int]:
+    """(rows-read key, short name, what the collector does with it) of a record type."""
+    short = rtype.removeprefix(_Q).removeprefix("HKCategoryTypeIdentifier")
+    if rtype == _SLEEP:
+        kind = _SLEEP_KIND
+    elif rtype == _HR:
+        kind = _HR_KIND
+    elif rtype in POINT:
+        kind = _POINT_KIND
+    elif rtype in CUMULATIVE:
+        kind = _CUMULATIVE_KIND
+    else:
+        kind = _SKIP
+    return f"Record {short}", short, kind
 
 
 def _leading_float(text: str) -> float:

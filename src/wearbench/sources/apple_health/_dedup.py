@@ -118,7 +118,9 @@ def deduplicate(
     ends: list[float] = []
     pieces: list[Piece] = []
     for sid in order:
-        for i in by_source[sid]:
+        if not starts:
+            _keep_all(samples, by_source[sid], pieces)
+        for i in by_source[sid] if starts else ():
             s, e, v, off = samples.start[i], samples.end[i], samples.value[i], samples.offset[i]
             if e == s:
                 if _covers(s, starts, ends):
@@ -145,6 +147,14 @@ def deduplicate(
                 + [(samples.start[i], samples.end[i]) for i in by_source[sid]]
             )
     return pieces
+
+
+def _keep_all(samples: Samples, idx: list[int], pieces: list[Piece]) -> None:
+    """The best source's samples: nothing covers them (the same arithmetic as a partial keep)."""
+    start, end, value, offset = samples.start, samples.end, samples.value, samples.offset
+    for i in idx:
+        s, e, v = start[i], end[i], value[i]
+        pieces.append((s, e, v, offset[i]) if e == s else (s, e, v * (e - s) / (e - s), offset[i]))
 
 
 def _count(log: ImportLog, kind: str, where: Where, what: str, samples: Samples, i: int) -> None:

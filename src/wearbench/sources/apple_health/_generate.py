@@ -22,7 +22,7 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import Cohort
 from wearbench.sources.apple_health._dtd import APPLE_DTD
 
-__all__ = ["WORKOUT_TYPES", "write_export"]
+__all__ = ["SLEEP_STYLES", "WORKOUT_TYPES", "write_export"]
 
 #: The ten workout types used by the generator and the minute channels (most common on Apple Watch).
 WORKOUT_TYPES = (
@@ -37,6 +37,8 @@ WORKOUT_TYPES = (
     "Swimming",
     "Other",
 )
+#: Sleep layouts :func:`write_export` can write (``sleep=``).
+SLEEP_STYLES = ("stages", "asleep", "core")
 _Q = "HKQuantityTypeIdentifier"
 _WATCH = (
     "Apple Watch",
@@ -103,7 +105,13 @@ def _steps(wr: _Writer, day0: float, steps: float, n: int, rng: np.random.Genera
 
 
 def write_export(
-    cohort: Cohort, user_id: str, out_xml: str | Path, *, seed: int, samples_per_day: int = 300
+    cohort: Cohort,
+    user_id: str,
+    out_xml: str | Path,
+    *,
+    seed: int,
+    samples_per_day: int = 300,
+    sleep: str = "stages",
 ) -> Path:
     """Write ``out_xml`` for ``user_id`` of ``cohort`` (every day of that user).
 
@@ -113,13 +121,18 @@ def write_export(
         out_xml: Output path (``export.xml``).
         seed: Seed for the intra-day detail; fixes every output byte.
         samples_per_day: About how many heart-rate samples per day (file size scales with it).
+        sleep: ``"stages"`` (iPhone InBed + Watch Awake/Core/Deep/REM, iOS 16+), ``"asleep"``
+            (legacy: Watch ``Asleep`` segments only, no InBed, no Awake) or ``"core"`` (InBed +
+            Watch Awake and ``AsleepCore`` only, no Deep or REM).
 
     Returns:
         ``out_xml`` as a Path.
 
     Raises:
-        WearbenchError: If the user is not in the cohort.
+        WearbenchError: If the user is not in the cohort or ``sleep`` is unknown.
     """
+    if sleep not in SLEEP_STYLES:
+        raise WearbenchError(f"sleep style {sleep!r}: expected one of {', '.join(SLEEP_STYLES)}")
     daily = cohort.daily[cohort.daily["user_id"] == user_id].sort_values("date")
     if daily.empty:
         raise WearbenchError(f"user {user_id!r} is not in the cohort")
@@ -135,7 +148,7 @@ def write_export(
         fh.write(f' <ExportDate value="{wr.ts(last)}"/>\n')
         fh.write(_me(demo, daily["date"].max() + pd.Timedelta(days=1)))
         for i, row in enumerate(daily.itertuples(index=False)):
-            _day(wr, row, np.random.default_rng([seed, i]), samples_per_day)
+            _day(wr, row, np.random.default_rng([seed, i]), samples_per_day, sleep)
         for i, row in enumerate(daily.itertuples(index=False)):
             _workouts(wr, row, np.random.default_rng([seed, i, 7]))
         fh.write("</HealthData>\n")
@@ -171,7 +184,7 @@ def _v(row: Any, name: str) -> float:
     return math.nan if value is None or pd.isna(value) else float(value)
 
 
-def _day(wr: _Writer, row: Any, rng: np.random.Generator, n: int) -> None:
+def _day(wr: _Writer, row: Any, rng: np.random.Generator, n: int, style: str) -> None:
     day0 = float(row.date.value // 10**9)
     rhr = _v(row, "resting_hr")
     base = rhr if _ok(rhr) else 65.0
@@ -202,15 +215,27 @@ def _day(wr: _Writer, row: Any, rng: np.random.Generator, n: int) -> None:
                 s = day0 + j * 86400 / k
                 wr.record(_Q + name, _WATCH, "kcal", f"{v:.6f}", s, s + 86400 / k - 1)
     if _ok(_v(row, "sleep_minutes")) and _ok(_v(row, "sleep_efficiency")):
-        _sleep(wr, day0, row, rng)
+        _sleep(wr, day0, row, rng, style)
 
 
-def _sleep(wr: _Writer, day0: float, row: Any, rng: np.random.Generator) -> None:
+def _sleep(wr: _Writer, day0: float, row: Any, rng: np.random.Generator, style: str) -> None:
     asleep = _v(row, "sleep_minutes") * 60
     in_bed = asleep * 100 / _v(row, "sleep_efficiency")
     wake = day0 + 7 * 3600 + float(rng.integers(-2400, 2400))
     bed = wake - in_bed
     latency = (in_bed - asleep) / 2
+    if style == "asleep":  # legacy Asleep only: two segments with an unrecorded gap between them
+        half = asleep / 2
+        for s in (bed + latency, bed + latency + half + (in_bed - asleep - latency) / 2):
+            wr.record(
+                "HKCategoryTypeIdentifierSleepAnalysis",
+                _WATCH,
+                None,
+                "HKCategoryValueSleepAnalysisAsleep",
+                s,
+                s + half,
+            )
+        return
     wr.record(
         "HKCategoryTypeIdentifierSleepAnalysis", _PHONE, None, "HKCategoryValueSleepAnalysisInBed", bed, wake
     )
@@ -218,7 +243,9 @@ def _sleep(wr: _Writer, day0: float, row: Any, rng: np.random.Generator) -> None
     deep = asleep * deep_pct / 100 if _ok(deep_pct) else 0.0
     rem = asleep * rem_pct / 100 if _ok(rem_pct) else 0.0
     stages = [("Awake", latency)]
-    if _ok(deep_pct) and _ok(rem_pct):
+    if style == "core":
+        stages += [("AsleepCore", asleep)]
+    elif _ok(deep_pct) and _ok(rem_pct):
         stages += [("AsleepCore", (asleep - deep - rem) / 2), ("AsleepDeep", deep), ("AsleepREM", rem)]
         stages += [("AsleepCore", (asleep - deep - rem) / 2)]
     else:

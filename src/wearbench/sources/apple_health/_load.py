@@ -60,7 +60,7 @@ def collect(path: Path, log: ImportLog, *, keep_all: bool = False) -> Collector:
     name = path.name if path.is_file() else "export.xml"
     first = ImportLog()
     col = Collector(name, first, user_id_for(path, {}), keep_all=keep_all)
-    stream(path, col.start, col.end)
+    stream(path, col.start, col.end, chunk_filter=col.chunk_filter)
     if col.dedup.unordered and not keep_all:
         first = ImportLog()
         col = Collector(name, first, col.user, keep_all=True)

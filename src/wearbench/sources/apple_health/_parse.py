@@ -19,12 +19,18 @@ from xml.parsers import expat
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
+__all__ = ["CHUNK", "FIRST_CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
 
 #: Bytes fed to the parser per call.
 CHUNK = 1 << 20
+#: Bytes of the first call (the prolog and DTD are about 10 kB).
+FIRST_CHUNK = 1 << 16
 _EPOCH = dt.date(1970, 1, 1).toordinal()
-_DAYS: dict[str, int] = {}
+#: Entries per cache before it is emptied (memory stays flat on any export).
+_CACHE = 4096
+_HOURS: dict[str, int] = {}
+_OFFSETS: dict[str, int] = {}
+_TIMES: dict[str, tuple[int, int]] = {}
 
 #: ``start(name, attrs, line)`` and ``end(name)`` callbacks.
 Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None]]
@@ -33,23 +39,53 @@ Handler = tuple[Callable[[str, dict[str, str], int], None], Callable[[str], None
 def parse_time(text: str) -> tuple[int, int]:
     """Parse Apple's ``"2023-01-01 23:30:00 +0100"``.
 
+    Recent timestamps, date-and-hour parts and offsets are looked up in small caches (an export
+    repeats times across record types, has a few distinct hours per day and one or two offsets),
+    so a new timestamp costs three slices, three dict look-ups and two ``int`` calls.
+
     Returns:
         (UTC epoch seconds, UTC offset in seconds) — local wall time is their sum.
 
     Raises:
         ValueError: If ``text`` is not in that form.
     """
+    hit = _TIMES.get(text)  # steps and distance samples share their times
+    if hit is not None:
+        return hit
     if len(text) != 25 or text[19] != " " or text[20] not in "+-":
         raise ValueError(f"not a 'YYYY-MM-DD hh:mm:ss +hhmm' time: {text!r}")
-    day = _DAYS.get(text[:10])
-    if day is None:
-        day = dt.date.fromisoformat(text[:10]).toordinal() - _EPOCH
-        _DAYS[text[:10]] = day
-    clock = int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
+    hour = _HOURS.get(text[:13])
+    if hour is None:
+        hour = _hour(text)
+    local = hour + int(text[14:16]) * 60 + int(text[17:19])
+    offset = _OFFSETS.get(text[20:])
+    if offset is None:
+        offset = _offset(text)
+    if len(_TIMES) >= _CACHE:
+        _TIMES.clear()
+    out = _TIMES[text] = (local - offset, offset)
+    return out
+
+
+def _hour(text: str) -> int:
+    """Seconds from 1970-01-01 to the local date and hour of ``text`` (cached)."""
+    day = dt.date.fromisoformat(text[:10]).toordinal() - _EPOCH
+    hour = day * 86400 + int(text[11:13]) * 3600
+    if len(_HOURS) >= _CACHE:
+        _HOURS.clear()
+    _HOURS[text[:13]] = hour
+    return hour
+
+
+def _offset(text: str) -> int:
+    """UTC offset (s) of ``text`` (cached)."""
     offset = int(text[21:23]) * 3600 + int(text[23:25]) * 60
     if text[20] == "-":
         offset = -offset
-    return day * 86400 + clock - offset, offset
+    if len(_OFFSETS) >= _CACHE:
+        _OFFSETS.clear()
+    _OFFSETS[text[20:]] = offset
+    return offset
 
 
 def export_member(names: list[str]) -> str | None:
@@ -93,8 +129,17 @@ def open_export(path: Path) -> Iterator[tuple[IO[bytes], str]]:
         yield fh, path.name
 
 
-def stream(path: Path, start: Callable[[str, dict[str, str], int], None], end: Callable[[str], None]) -> None:
+def stream(
+    path: Path,
+    start: Callable[[str, dict[str, str], int], None],
+    end: Callable[[str], None],
+    *,
+    chunk_filter: Callable[[bytes, bool], bytes] | None = None,
+) -> None:
     """Parse the export, calling ``start(name, attrs, line)`` and ``end(name)`` per element.
+
+    ``chunk_filter(chunk, root_seen)``, if given, sees each chunk before expat and returns the
+    bytes to parse (the collector's heart-rate fast lane; it must keep line numbers).
 
     Raises:
         WearbenchError: Empty file, wrong root element, or malformed/truncated XML (with line
@@ -119,9 +164,11 @@ def stream(path: Path, start: Callable[[str, dict[str, str], int], None], end: C
         parser.EndElementHandler = end
         blank = True
         try:
-            while chunk := fh.read(CHUNK):
+            size = FIRST_CHUNK  # the prolog and DTD, then the root's start: the filter's lane opens
+            while chunk := fh.read(size):
+                size = CHUNK
                 blank = blank and not chunk.strip()
-                parser.Parse(chunk, False)
+                parser.Parse(chunk if chunk_filter is None else chunk_filter(chunk, seen_root), False)
         except expat.ExpatError as exc:
             raise WearbenchError(
                 f"{name}: malformed XML at line {exc.lineno}, column {exc.offset}: {_reason(exc)}"
