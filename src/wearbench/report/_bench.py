@@ -46,6 +46,7 @@ def bench_summary(cohort_dir: Path, out: Path, seed: int) -> dict[str, Any]:
         "oracle": _acc(oracle.overall),
         "random": _acc(rand.overall),
         "shortcut_audit": stats["shortcut_audit"],
+        "prior_audit": stats["prior_audit"],
     }
 
 
@@ -68,6 +69,12 @@ def bench_tables(s: Mapping[str, Any]) -> list[Table]:
         ["shortcut audit: text only, no data (chance 0.100)", *_ci(audit["overall"])],
         *[[f"  shortcut audit: {t}", *_ci(a)] for t, a in audit["by_type"].items()],
     ]
+    if "prior_audit" in s:
+        prior = s["prior_audit"]
+        scores += [
+            ["knowledge-prior audit: textbook physiology, no data (chance 0.100)", *_ci(prior["overall"])],
+            *[[f"  knowledge-prior audit: {t}", *_ci(a)] for t, a in prior["by_type"].items()],
+        ]
     title = f"Benchmark built from the demo cohort: {s['n_items']} items from {s['n_users']} users"
     return [
         (title, ["label", "value", "items"], counts),

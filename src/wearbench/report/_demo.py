@@ -189,7 +189,7 @@ def _load_valid(cohort_dir: Path) -> Cohort:
 def _bench_lines(bench_dir: Path | None, s: Mapping[str, Any]) -> list[str]:
     if not s:
         return []
-    v, audit = s["verify"], s["shortcut_audit"]["overall"]
+    v, audit, prior = s["verify"], s["shortcut_audit"]["overall"], s["prior_audit"]["overall"]
     fmt = "{accuracy:.3f} [{lo:.3f}-{hi:.3f}]".format
     return [
         f"benchmark: {bench_dir} ({s['n_items']} items from {s['n_users']} users)",
@@ -197,6 +197,7 @@ def _bench_lines(bench_dir: Path | None, s: Mapping[str, Any]) -> list[str]:
         f"oracle {fmt(**s['oracle'])}; random {fmt(**s['random'])}",
         "shortcut audit (text only, chance 0.100): "
         + (fmt(**audit) if audit["n"] and s["shortcut_audit"]["folds"] else "not run"),
+        "knowledge-prior audit (no data, chance 0.100): " + (fmt(**prior) if prior["n"] else "not run"),
     ]
 
 

@@ -15,7 +15,13 @@ from wearbench.scoring import covered_items, score_run
 __all__ = ["BASELINES", "demo_eval", "local_gguf_spec"]
 
 #: Baselines every demo evaluates: the oracle must score 100%, the rest near the 10% chance.
-BASELINES = ("baseline:oracle", "baseline:random", "baseline:majority-position", "baseline:text-only")
+BASELINES = (
+    "baseline:oracle",
+    "baseline:random",
+    "baseline:majority-position",
+    "baseline:text-only",
+    "baseline:prior",
+)
 LOCAL_INSTALL = 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "wearbench[local]"'
 #: Items a local GGUF model answers in the demo (a 270M model on 2 CPU cores: ~10 s per item).
 GGUF_ITEMS = 4
