@@ -31,9 +31,7 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_eval_against_closed_port_exits_nonzero_fast_and_records_nothing(
-    small_bench: Path, tmp_path: Path
-) -> None:
+def test_closed_port_exits_nonzero_fast_and_records_nothing(small_bench: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
     started = time.monotonic()
     res = run("eval", "--bench", small_bench, "--model", f"openai:m@http://127.0.0.1:{_closed_port()}/v1",
@@ -41,7 +39,7 @@ def test_eval_against_closed_port_exits_nonzero_fast_and_records_nothing(
     assert time.monotonic() - started < 30
     assert res.returncode == 1
     assert res.stderr.strip().splitlines() == [res.stderr.strip()]  # one clear line
-    assert "stopped after 5 permanent failures in a row" in res.stderr
+    assert "permanent failures in a row (limit 5)" in res.stderr
     assert "connection refused" in res.stderr
     assert not out.exists()  # no phantom run, not even an empty store
 
@@ -74,7 +72,9 @@ def test_missing_key_leaves_no_run(
 def test_breaker_stops_after_n_permanent_failures(small_bench: Path, tmp_path: Path) -> None:
     with (
         fake_openai_server(reject=403) as (url, state),
-        pytest.raises(RunStopped, match=r"stopped after 3 permanent failures in a row; last: .*HTTP 403"),
+        pytest.raises(
+            RunStopped, match=r"stopped: 3 permanent failures in a row \(limit 3\); last: .*HTTP 403"
+        ),
     ):
         evaluate(small_bench, f"openai:m@{url}", tmp_path / "r", limit=30, concurrency=1,
                  max_permanent_failures=3)  # fmt: skip

@@ -49,7 +49,9 @@ def test_canary_echoed_in_401_never_stored_nor_shown(small_bench: Path, tmp_path
         res = run("eval", "--bench", small_bench, "--model", f"openai:m@{url}", "--out", out, "--limit", "10",
                   "--api-key-env", "WB_CANARY_KEY", "-q", env=env)  # fmt: skip
     # the user named this URL's key, so it was sent (the test can fail), and came back in a 401
-    assert {h.get("Authorization") for h, _ in state.seen} == {f"Bearer {CANARY}"}
+    assert {v for h, _ in state.seen for k, v in h.items() if k.lower() == "authorization"} == {
+        f"Bearer {CANARY}"
+    }
     assert res.returncode == 1
     assert "HTTP 401" in res.stderr
     score = run("score", out, env=env)

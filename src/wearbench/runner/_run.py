@@ -14,7 +14,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench.bench._artifact import load_context
-from wearbench.models import GenerateConfig
+from wearbench.models import GenerateConfig, redact
 from wearbench.questions import Item, UserContext
 from wearbench.runner._bench import open_bench
 from wearbench.runner._records import ResultRow, RunInfo, Setting
@@ -97,7 +97,7 @@ def _row(info: RunInfo, item: Item, answer: Answer, latency_s: float) -> ResultR
         cost_usd=answer.cost_usd,
         latency_s=round(latency_s, 6),
         retries=answer.retries,
-        error=answer.error,
+        error=None if answer.error is None else redact(answer.error),
         transcript=answer.transcript,
         cached=answer.cached,
         extra=dict(answer.extra),
@@ -171,7 +171,7 @@ class _Breaker:
             self.streak = 0
         elif answer.extra.get("error_type") == "PermanentModelError":
             self.streak += 1
-            self.last = answer.error
+            self.last = redact(answer.error)
 
 
 async def run_solver(
@@ -223,7 +223,8 @@ async def run_solver(
     await asyncio.gather(*(one(i) for i in todo))
     if breaker.tripped:
         raise RunStopped(
-            f"eval stopped after {breaker.streak} permanent failures in a row; last: {breaker.last}"
+            f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
+            f"last: {breaker.last}"
         )
     return len(todo)
 
