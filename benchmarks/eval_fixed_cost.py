@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,17 +31,26 @@ def _default_bench(root: Path) -> Path:
     return root / "bench"
 
 
-def _timed(argv: list[str]) -> float:
+def _timed(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, env=os.environ.copy(), check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _line(label: str, runs: list[tuple[float, float]]) -> str:
+    wall = statistics.median(w for w, _ in runs)
+    cpu = statistics.median(c for _, c in runs)
+    return f"  {label:<42} wall {wall:5.2f} s   cpu {cpu:5.2f} s"
 
 
 def main() -> None:
-    """Print the median wall time of ``eval --model baseline:random`` and of a bare import."""
+    """Print median wall and CPU time of ``eval --model baseline:random`` and of a bare import."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", type=Path, default=None, help="Benchmark folder (default: build one).")
     parser.add_argument("--repeats", type=int, default=3, help="Timed runs per measurement.")
@@ -68,9 +78,9 @@ def main() -> None:
             )
             for k in range(args.repeats)
         ]
-    print(f"benchmark: {bench} ({n_items} items); {args.repeats} repeats, median wall time")
-    print(f"  python -c 'import wearbench.cli':        {statistics.median(imports):6.2f} s")
-    print(f"  wearbench eval --model baseline:random:  {statistics.median(evals):6.2f} s")
+    print(f"benchmark: {bench} ({n_items} items); {args.repeats} repeats, medians (cpu = user + system)")
+    print(_line("python -c 'import wearbench.cli'", imports))
+    print(_line("wearbench eval --model baseline:random", evals))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ and parsed from the same bytes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from dataclasses import dataclass
@@ -51,12 +52,23 @@ def _manifest_hashes(bench: Path) -> dict[str, str]:
 
 
 def _parse(path: Path, data: bytes) -> list[Item]:
+    """Items from ``items.jsonl`` bytes, with the cyclic garbage collector paused.
+
+    Parsing allocates ~300,000 containers for 5,000 items, none of them garbage; each
+    collection the allocations trigger would rescan them all (0.8 s → 0.26 s measured).
+    """
     items = []
-    for n, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        try:
-            items.append(Item.from_dict(json.loads(line)))
-        except (ValueError, TypeError, KeyError) as e:
-            raise WearbenchError(f"{path}:{n}: malformed item ({e})") from e
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for n, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+            try:
+                items.append(Item.from_dict(json.loads(line)))
+            except (ValueError, TypeError, KeyError) as e:
+                raise WearbenchError(f"{path}:{n}: malformed item ({e})") from e
+    finally:
+        if enabled:
+            gc.enable()
     return items
 
 

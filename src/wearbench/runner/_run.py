@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import time
 from collections.abc import Callable, Sequence
@@ -130,30 +131,43 @@ class _Recorder:
     """Writes rows, recording the run itself only with its first answer (no phantom runs).
 
     Errored rows that come before any answer are held back; they are written with the run
-    when an answer lands, and dropped with it when none does.
+    when an answer lands, and dropped with it when none does. Rows are committed one by one
+    (``batch`` 1, model calls: a kill loses at most the calls in flight) or in batches (free
+    baselines, whose answers cost nothing to recompute).
     """
 
-    def __init__(self, store: RunStore, info: RunInfo) -> None:
-        self.store, self.info = store, info
+    def __init__(self, store: RunStore, info: RunInfo, batch: int = 1) -> None:
+        self.store, self.info, self.batch = store, info, max(1, batch)
         self.recorded = any(r.run_id == info.run_id for r in store.runs())
-        self.held: list[ResultRow] = []
+        self.pending: list[ResultRow] = []
         self.answered = 0
         self.first_error: str | None = None
+
+    @property
+    def held(self) -> list[ResultRow]:
+        """Errored rows not written because no answer has landed yet."""
+        return [] if self.recorded else self.pending
 
     def add(self, row: ResultRow) -> None:
         self.answered += row.error is None
         if self.first_error is None and row.error is not None:
             self.first_error = row.error
-        if self.recorded:
-            self.store.add(row)
-        elif row.error is not None:
-            self.held.append(row)
-        else:
-            self.store.add(row, run=self.info)
-            self.recorded = True
-            for held in self.held:
-                self.store.add(held)
-            self.held.clear()
+        self.pending.append(row)
+        if len(self.pending) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is pending (held errors stay held until an answer comes with them)."""
+        if not self.pending or not (self.recorded or any(r.error is None for r in self.pending)):
+            return
+        self.store.add_many(self.pending, run=None if self.recorded else self.info)
+        self.recorded = True
+        self.pending.clear()
+
+
+def _batch(solver: Solver) -> int:
+    """Rows per commit: 1 for solvers that call a model, 1,000 for free table baselines."""
+    return 1 if getattr(solver, "needs_context", True) else 1000
 
 
 class _Breaker:
@@ -201,7 +215,7 @@ async def run_solver(
     todo = [i for i in items if i.id not in done]
     contexts = _Contexts(bench, needed=getattr(solver, "needs_context", True))
     gate = asyncio.Semaphore(max(1, concurrency))
-    recorder = recorder or _Recorder(store, info)
+    recorder = recorder or _Recorder(store, info, batch=_batch(solver))
     breaker = _Breaker(max_permanent_failures)
     finished = len(items) - len(todo)
 
@@ -220,7 +234,10 @@ async def run_solver(
 
     if progress:
         progress(finished, len(items))
-    await asyncio.gather(*(one(i) for i in todo))
+    try:
+        await asyncio.gather(*(one(i) for i in todo))
+    finally:
+        recorder.flush()
     if breaker.tripped:
         raise RunStopped(
             f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
@@ -303,16 +320,18 @@ def evaluate(
     info = RunInfo(run_id, model, setting, params, str(bench), opened.digest, len(items))
     new_dir, fresh = not Path(out).exists(), not (Path(out) / STORE_NAME).exists()
     empty = False
+    gc.freeze()  # the items live through the call: keep the collector from rescanning them
     try:
         with RunStore(out) as store:
             try:
                 solver = make_solver(model, items, store, config, api_key_env=api_key_env)
                 retried, recorder = _run_all(solver, items, info, store, bench, concurrency, progress,
                                              max_permanent_failures)  # fmt: skip
-                errored = len(recorder.held) or sum(r.error is not None for r in store.rows(info.run_id))
+                errored = len(recorder.held) or store.errored(info.run_id)
             finally:
                 empty = not store.runs()
     finally:
+        gc.unfreeze()
         if fresh and empty:
             _remove_store(Path(out), new_dir)
     return EvalSummary(
@@ -338,7 +357,7 @@ def _run_all(
     max_permanent_failures: int,
 ) -> tuple[int, _Recorder]:
     retried = store.drop_errors(info.run_id)
-    recorder = _Recorder(store, info)
+    recorder = _Recorder(store, info, batch=_batch(solver))
 
     async def go() -> int:
         try:

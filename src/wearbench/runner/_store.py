@@ -133,21 +133,36 @@ class RunStore:
         through :func:`~wearbench.models.redact` first. With ``run``, the run is recorded in
         the same transaction (the runner records a run with its first answer).
         """
-        values = [_to_sql(getattr(row, c), c in _REDACTED_COLUMNS) for c in _RESULT_COLUMNS]
+        return self.add_many([row], run=run) == 1
+
+    def add_many(self, rows: Sequence[ResultRow], run: RunInfo | None = None) -> int:
+        """Append results in one transaction (redacted like :meth:`add`); returns how many were new."""
+        now = _now()
+        values = [
+            (*(_to_sql(getattr(row, c), c in _REDACTED_COLUMNS) for c in _RESULT_COLUMNS), now)
+            for row in rows
+        ]
         with self._tx() as db:
             if run is not None:
                 _insert_run(db, run)
-            cur = db.execute(
+            before = db.total_changes
+            db.executemany(
                 f"INSERT OR IGNORE INTO results({','.join(_RESULT_COLUMNS)}, created) "
-                f"VALUES({','.join('?' * (len(values) + 1))})",
-                (*values, _now()),
+                f"VALUES({','.join('?' * (len(_RESULT_COLUMNS) + 1))})",
+                values,
             )
-        return cur.rowcount == 1
+            added = db.total_changes - before
+        return added
 
     def done(self, run_id: str) -> set[str]:
         """Item ids of the run that have a stored answer without an error."""
         cur = self._db.execute("SELECT item_id FROM results WHERE run_id=? AND error IS NULL", (run_id,))
         return {r[0] for r in cur.fetchall()}
+
+    def errored(self, run_id: str) -> int:
+        """How many of the run's stored rows carry an error."""
+        cur = self._db.execute("SELECT COUNT(*) FROM results WHERE run_id=? AND error IS NOT NULL", (run_id,))
+        return int(cur.fetchone()[0])
 
     def drop_errors(self, run_id: str) -> int:
         """Delete the run's errored rows (so a resumed run retries them); returns how many."""
