@@ -95,6 +95,7 @@ def test_errored_items_make_eval_exit_nonzero_and_show_in_score(small_bench: Pat
     assert "HTTP 500" in res.stderr
     score = run("score", tmp_path / "r")
     assert f"INCOMPLETE: {failing} item(s) errored" in score.stdout
+    assert f"error ×{failing}: openai:m@{url}: gave up after 0 retries: " in score.stdout
 
 
 def test_run_with_errors_only_is_kept_out_of_the_store(small_bench: Path, tmp_path: Path) -> None:

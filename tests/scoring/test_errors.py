@@ -21,6 +21,8 @@ def test_run_without_a_single_answer_has_no_accuracy(make_item: ItemFactory, mak
         == "accuracy n/a: no answers (3 item(s) errored, 0 missing); re-run eval to retry them"
     )
     assert "0.000" not in score.to_text()
+    assert "  error ×3: openai:m: HTTP 401: bad key" in score.to_text().splitlines()
+    assert score.to_dict()["error_messages"] == [{"message": "openai:m: HTTP 401: bad key", "count": 3}]
 
 
 def test_partial_errors_lead_the_summary(make_item: ItemFactory, make_row: RowFactory) -> None:

@@ -90,6 +90,7 @@ class RunScore:
         run_id: Run of the rows (None without rows); ``model`` and ``setting`` likewise.
         model: Model spec of the rows.
         setting: Setting key of the rows.
+        error_messages: The most common error messages (up to 3) with their counts.
     """
 
     overall: Accuracy
@@ -113,6 +114,7 @@ class RunScore:
     run_id: str | None = None
     model: str | None = None
     setting: str | None = None
+    error_messages: tuple[tuple[str, int], ...] = ()
 
     @property
     def parse_failure_rate(self) -> float | None:
@@ -133,6 +135,7 @@ class RunScore:
             "parse_failures": self.parse_failures,
             "parse_failure_rate": self.parse_failure_rate,
             "errors": self.errors,
+            "error_messages": [{"message": m, "count": n} for m, n in self.error_messages],
             "n_items": self.n_items,
             "missing": len(self.missing),
             "missing_ids": list(self.missing),
@@ -177,6 +180,7 @@ class RunScore:
     def to_text(self) -> str:
         """Multi-line text: who, the summary line, then accuracy per label, bias, tokens and cost."""
         lines = [f"{self.run_id or 'run'}: {self.model or '?'} [{self.setting or '?'}]", self.summary_line()]
+        lines += [f"  error ×{n}: {message}" for message, n in self.error_messages]
         for family, accs in self.by_label.items():
             lines += [f"  {family}:"] + [f"    {lab:<24} {acc}" for lab, acc in accs.items()]
         pos = self.position
@@ -337,6 +341,7 @@ def score_run(
         run_id=scored[0][1].run_id if scored else None,
         model=scored[0][1].model if scored else None,
         setting=scored[0][1].setting if scored else None,
+        error_messages=tuple(Counter(r.error[:200] for _, r in scored if r.error).most_common(3)),
     )
 
 
