@@ -105,7 +105,7 @@ def wording_pvalue(
         exact law is Poisson-binomial (p differs between items only when copies differ); the
         binomial at the mean p has the larger variance, so the test is conservative.
     """
-    from scipy import stats  # slow to import (~1.5 s); only the build's balance audit needs it
+    from scipy import stats  # slow to import (over 1 s here); only the build's balance audit needs it
 
     shown = np.maximum(n_shown, 1)
     mean_p = np.clip(expected / (scale * shown), 0.0, 1.0)

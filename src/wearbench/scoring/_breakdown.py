@@ -242,7 +242,7 @@ def position_bias(chosen: Sequence[str], gold: Sequence[str]) -> PositionBias:
 def chi2_sf(x: float, df: int) -> float:
     """Survival function P(X >= x) of the chi-square law with integer ``df`` >= 1 degrees of freedom.
 
-    Closed form for integer ``df`` (so scoring needs no ``scipy.stats``, ~1.5 s to import):
+    Closed form for integer ``df`` (so scoring needs no ``scipy.stats``, over 1 s to import):
     even ``df`` = 2m: ``exp(-x/2) * sum_{j<m} (x/2)^j / j!``; odd ``df`` = 2m+1:
     ``erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2) * sum_{j=1..m} x^(j-1) / (1*3*...*(2j-1))``.
     """
