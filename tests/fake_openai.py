@@ -6,7 +6,10 @@ answers. It counts requests, can delay each one, and reports usage like a real s
 tools are offered and none has been called yet it calls the ``python`` tool once (agent mode);
 asked to pick a representation (multiview) it names ``markdown``. ``faults`` injects HTTP
 failures: a request whose message text contains a key of ``faults`` gets the listed statuses in
-turn (0 = a garbage 200 body), then normal answers; ``always_fail`` keys get 500 forever.
+turn (0 = a garbage 200 body), then normal answers; ``always_fail`` keys get 500 forever;
+``reject`` answers every request with that status. A 401 body echoes the request's
+``Authorization`` header and ``echo`` (as a provider that quotes the key back would). Every
+request's headers and body are kept in ``state.seen`` (secrets tests).
 The real-model path is covered by the llama.cpp server tests; this one isolates the runner.
 """
 
@@ -31,9 +34,18 @@ def fake_reply(messages: list[dict[str, Any]]) -> str:
 
 
 class _State:
-    def __init__(self, delay_s: float, faults: dict[str, list[int]], always_fail: set[str]) -> None:
+    def __init__(
+        self,
+        delay_s: float,
+        faults: dict[str, list[int]],
+        always_fail: set[str],
+        reject: int | None = None,
+        echo: str = "",
+    ) -> None:
         self.delay_s = delay_s
         self.requests = 0
+        self.reject, self.echo = reject, echo
+        self.seen: list[tuple[dict[str, str], str]] = []
         self.faults = {k: list(v) for k, v in faults.items()}
         self.always_fail = always_fail
         self.lock = threading.Lock()
@@ -71,8 +83,18 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             body = json.loads(raw)
             with state.lock:
                 state.requests += 1
+                state.seen.append((dict(self.headers.items()), raw))
             time.sleep(state.delay_s)
-            fault = state.fault_for(" ".join(str(m.get("content", "")) for m in body["messages"]))
+            fault = state.reject or state.fault_for(
+                " ".join(str(m.get("content", "")) for m in body["messages"])
+            )
+            if fault == 401:
+                auth = self.headers.get("Authorization", "")
+                message = f"Incorrect API key provided: {state.echo}. You sent {auth!r}."
+                self._send(
+                    401, json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+                )
+                return
             if fault is not None:
                 self._send(200 if fault == 0 else fault, b"<html>bad gateway</html>")
                 return
@@ -102,10 +124,15 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def fake_openai_server(
-    delay_s: float = 0.0, faults: dict[str, list[int]] | None = None, always_fail: set[str] | None = None
+    delay_s: float = 0.0,
+    faults: dict[str, list[int]] | None = None,
+    always_fail: set[str] | None = None,
+    *,
+    reject: int | None = None,
+    echo: str = "",
 ) -> Iterator[tuple[str, _State]]:
     """Serve the fake on 127.0.0.1 (free port); yields (base URL, state with ``requests``)."""
-    state = _State(delay_s, faults or {}, always_fail or set())
+    state = _State(delay_s, faults or {}, always_fail or set(), reject, echo)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

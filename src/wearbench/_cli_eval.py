@@ -62,6 +62,22 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
 @click.option("--timeout", "timeout_s", type=float, default=120.0, show_default=True, help="Per call, s.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a failed call (transient errors only).")  # fmt: skip
+@click.option(
+    "--api-key-env",
+    "api_key_env",
+    default=None,
+    metavar="VAR",
+    help="Environment variable holding the key for the model's URL. Without it OPENAI_API_KEY / "
+    "ANTHROPIC_API_KEY go only to api.openai.com / api.anthropic.com, and other URLs get no key.",
+)
+@click.option(
+    "--max-failures",
+    "max_failures",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Stop after this many permanent failures in a row (HTTP 401/403/404, connection refused); 0: never.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def eval_cmd(
     bench: Path | None,
@@ -78,9 +94,14 @@ def eval_cmd(
     seed: int,
     timeout_s: float,
     retries: int,
+    api_key_env: str | None,
+    max_failures: int,
     quiet: bool,
 ) -> None:
-    """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted)."""
+    """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted).
+
+    Exits 1 when any item is still errored at the end (re-run the same command to retry them).
+    """
     from wearbench._registry import registry
     from wearbench.models import GenerateConfig
     from wearbench.runner import Setting, evaluate
@@ -92,18 +113,27 @@ def eval_cmd(
     with _progress_bar(f"eval {model}", _show_progress(quiet)) as progress:
         summary = evaluate(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
-            progress=progress,
+            progress=progress, api_key_env=api_key_env, max_permanent_failures=max_failures,
         )  # fmt: skip
-    from wearbench.bench import read_items
+    if not summary.recorded:
+        raise WearbenchError(
+            f"no answer landed, no run recorded: {summary.errored} item(s) failed; "
+            f"first: {summary.first_error}"
+        )
     from wearbench.runner import RunStore
-    from wearbench.scoring import covered_items, score_run
+    from wearbench.scoring import score_run
 
     with RunStore(out) as store:
         rows = store.rows(summary.info.run_id)
-    score = score_run(rows, covered_items(summary.info, read_items(bench_dir)))
+    score = score_run(rows, summary.items)
     retried = f", {summary.retried} errored item(s) retried" if summary.retried else ""
     click.echo(f"{summary.info.run_id}: {summary.answered} item(s) answered now{retried}")
     click.echo(score.summary_line())
+    if summary.errored:
+        raise WearbenchError(
+            f"{summary.errored} item(s) still errored (first: {summary.first_error}); "
+            "run the same command again to retry them"
+        )
 
 
 @click.command("score")

@@ -1,13 +1,42 @@
-"""Benchmark builds: generation orchestration, artifact, verification, reference solvers."""
+"""Benchmark builds: generation orchestration, artifact, verification, reference solvers.
 
-from wearbench.bench._artifact import load_context, read_items, read_manifest
-from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
-from wearbench.bench._datasheet import OFFICIAL_COUNTS
-from wearbench.bench._executor import Executor, LocalExecutor
-from wearbench.bench._generate import stable_rng
-from wearbench.bench._shortcut import varying_features
-from wearbench.bench._solvers import oracle_answers, random_answers
-from wearbench.bench._verify import IMPORTED_REF, VerifyReport, is_imported, judge_options, verify_benchmark
+Names are imported on first use (PEP 562): reading a benchmark (``load_context``,
+``read_items``) must not pay for the builder's imports (question types, primitives,
+``scipy.stats``), which dominate the fixed cost of ``wearbench eval`` with a baseline.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wearbench.bench._artifact import load_context, read_items, read_manifest
+    from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
+    from wearbench.bench._datasheet import OFFICIAL_COUNTS
+    from wearbench.bench._executor import Executor, LocalExecutor
+    from wearbench.bench._generate import stable_rng
+    from wearbench.bench._shortcut import varying_features
+    from wearbench.bench._solvers import oracle_answers, random_answers
+    from wearbench.bench._verify import (
+        IMPORTED_REF,
+        VerifyReport,
+        is_imported,
+        judge_options,
+        verify_benchmark,
+    )
+
+_SOURCES = {
+    "_artifact": ("load_context", "read_items", "read_manifest"),
+    "_build": ("MAX_FDR", "BuildResult", "build_benchmark"),
+    "_datasheet": ("OFFICIAL_COUNTS",),
+    "_executor": ("Executor", "LocalExecutor"),
+    "_generate": ("stable_rng",),
+    "_shortcut": ("varying_features",),
+    "_solvers": ("oracle_answers", "random_answers"),
+    "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
+}
+_MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
     "IMPORTED_REF",
@@ -29,3 +58,17 @@ __all__ = [
     "varying_features",
     "verify_benchmark",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import an exported name from its private module on first access."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

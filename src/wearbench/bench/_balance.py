@@ -34,7 +34,6 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from wearbench.bench._generate import Pending
 from wearbench.bench._prior import prior_hit
@@ -107,6 +106,8 @@ def wording_pvalue(
         exact law is Poisson-binomial (p differs between items only when copies differ); the
         binomial at the mean p has the larger variance, so the test is conservative.
     """
+    from scipy import stats  # slow to import (over 1 s here); only the build's balance audit needs it
+
     shown = np.maximum(n_shown, 1)
     mean_p = np.clip(expected / (scale * shown), 0.0, 1.0)
     pvalue: np.ndarray = np.where(n_shown > 0, stats.binom.sf(right - 1, shown, mean_p), 1.0)

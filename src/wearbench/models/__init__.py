@@ -11,6 +11,7 @@ from wearbench.models._load import load_model
 from wearbench.models._local import gemma_model_path, model_cache_dir
 from wearbench.models._openai import OpenAIChat
 from wearbench.models._pricing import cost_usd
+from wearbench.models._redact import redact, register_secret
 from wearbench.models._retry import call_with_retries
 from wearbench.models._server import llama_server
 from wearbench.models._types import (
@@ -20,6 +21,7 @@ from wearbench.models._types import (
     Message,
     ModelError,
     ModelOutput,
+    PermanentModelError,
     TextPart,
     ToolCall,
     ToolSpec,
@@ -37,6 +39,7 @@ __all__ = [
     "ModelError",
     "ModelOutput",
     "OpenAIChat",
+    "PermanentModelError",
     "TextPart",
     "ToolCall",
     "ToolSpec",
@@ -48,4 +51,6 @@ __all__ = [
     "load_model",
     "model_cache_dir",
     "prompt_hash",
+    "redact",
+    "register_secret",
 ]

@@ -14,8 +14,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from wearbench.models._openai import LLM_INSTALL_HINT, json_object, map_sdk_error, response_text
+from wearbench.models._openai import (
+    LLM_INSTALL_HINT,
+    json_object,
+    map_sdk_error,
+    resolve_api_key,
+    response_text,
+)
 from wearbench.models._pricing import cost_usd
+from wearbench.models._redact import register_secret
 from wearbench.models._retry import call_with_retries
 from wearbench.models._types import (
     GenerateConfig,
@@ -127,31 +134,48 @@ class AnthropicChat:
     vision: bool = True
     tools: bool = True
 
-    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        api_key_env: str | None = None,
+    ) -> None:
         """Build the client (no request is made).
 
         Args:
             model: Model id, e.g. ``claude-sonnet-4-20250514``.
-            api_key: Key; default: env ``ANTHROPIC_API_KEY``.
+            api_key: Key to send to ``base_url`` whatever it is (programmatic use).
             base_url: API root; default: env ``ANTHROPIC_BASE_URL``, else the Anthropic API.
+            api_key_env: Environment variable holding the key for ``base_url``. Without it and
+                ``api_key``, env ``ANTHROPIC_API_KEY`` is sent only to ``https://api.anthropic.com``.
 
         Raises:
-            ModelError: If the SDK or the key is missing.
+            ModelError: If the SDK or the key is missing, ``api_key_env`` names an unset
+                variable, or another URL is named without ``api_key_env``.
         """
         try:
             import anthropic
         except ImportError as e:
             raise ModelError(f"the Anthropic adapter needs the anthropic SDK: {LLM_INSTALL_HINT}") from e
-        api_key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not api_key:
-            raise ModelError(f"anthropic:{model}: no API key; set ANTHROPIC_API_KEY")
         base_url = (base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL).rstrip(
             "/"
         )
-        self.model = model
-        self.base_url = base_url
         at = "" if base_url == DEFAULT_ANTHROPIC_BASE_URL else f"@{base_url}"
         self.name = f"anthropic:{model}{at}"
+        if api_key:
+            register_secret(api_key)
+        else:
+            host, env = "api.anthropic.com", "ANTHROPIC_API_KEY"
+            api_key = resolve_api_key(self.name, base_url, host, env, api_key_env)
+        if not api_key:
+            raise ModelError(
+                f"{self.name}: ANTHROPIC_API_KEY is sent only to https://api.anthropic.com; "
+                f"name the key for {base_url} with --api-key-env VAR"
+            )
+        self.model = model
+        self.base_url = base_url
         self._sdk: Any = anthropic
         self._client: Any = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=None

@@ -23,6 +23,7 @@ __all__ = ["SPEC_FORMS", "load_model"]
 SPEC_FORMS = "openai:MODEL@URL, openai:MODEL, anthropic:MODEL, gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]"
 
 adapter = registered("adapter")
+_KEYED = ("openai", "anthropic")
 
 
 def _malformed(spec: str, why: str) -> ModelError:
@@ -30,24 +31,24 @@ def _malformed(spec: str, why: str) -> ModelError:
 
 
 @adapter("openai", family="chat", extra="llm", install=LLM_INSTALL_HINT)
-def openai_adapter(rest: str) -> ChatModel:
+def openai_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
     """OpenAI-compatible chat completions: ``openai:MODEL@URL`` or ``openai:MODEL``."""
     from wearbench.models._openai import OpenAIChat
 
     model, at, url = rest.partition("@")
     if not model or (at and not url):
         raise _malformed(f"openai:{rest}", "expected openai:MODEL or openai:MODEL@URL")
-    return OpenAIChat(model, base_url=url or None)
+    return OpenAIChat(model, base_url=url or None, api_key_env=api_key_env)
 
 
 @adapter("anthropic", family="chat", extra="llm", install=LLM_INSTALL_HINT)
-def anthropic_adapter(rest: str) -> ChatModel:
+def anthropic_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
     """Anthropic Messages API: ``anthropic:MODEL``."""
     from wearbench.models._anthropic import AnthropicChat
 
     if not rest or "@" in rest or "?" in rest:
         raise _malformed(f"anthropic:{rest}", "expected anthropic:MODEL")
-    return AnthropicChat(rest)
+    return AnthropicChat(rest, api_key_env=api_key_env)
 
 
 def _positive_int(spec: str, key: str, value: str) -> int:
@@ -83,11 +84,14 @@ def gguf_adapter(rest: str) -> ChatModel:
     return GGUFChat(path, chat_format=chat_format, n_ctx=n_ctx, n_threads=n_threads)
 
 
-def load_model(spec: str) -> ChatModel:
+def load_model(spec: str, *, api_key_env: str | None = None) -> ChatModel:
     """Build the chat model adapter a spec names.
 
     Args:
         spec: ``SCHEME:REST``, one of the forms in :data:`SPEC_FORMS`.
+        api_key_env: Environment variable whose value is the key for the spec's URL
+            (``openai`` and ``anthropic`` only). Without it a provider key goes only to the
+            provider's own host, and other URLs get no key.
 
     Returns:
         The adapter (SDK clients built, no request made; GGUF files are loaded).
@@ -112,5 +116,10 @@ def load_model(spec: str) -> ChatModel:
         )
     if not colon or not rest:
         raise _malformed(spec, f"nothing after {scheme!r}")
-    model: ChatModel = entry.obj(rest)
+    if api_key_env is None:
+        model: ChatModel = entry.obj(rest)
+    elif scheme in _KEYED:
+        model = entry.obj(rest, api_key_env=api_key_env)
+    else:
+        raise ModelError(f"model spec {spec!r}: --api-key-env applies to {' and '.join(_KEYED)} specs only")
     return model

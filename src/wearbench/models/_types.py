@@ -23,6 +23,7 @@ __all__ = [
     "Message",
     "ModelError",
     "ModelOutput",
+    "PermanentModelError",
     "Role",
     "TextPart",
     "ToolCall",
@@ -36,6 +37,14 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 class ModelError(WearbenchError):
     """A model call failed in a way retrying will not fix (bad request, auth, unknown model)."""
+
+
+class PermanentModelError(ModelError):
+    """A failure that will repeat for every call: HTTP 401, 403, 404 or a refused connection.
+
+    The runner counts these in a row and stops the run (circuit breaker) instead of paying
+    the same failure for every item.
+    """
 
 
 class TransientModelError(ModelError):

@@ -1,19 +1,31 @@
 """Evaluation runs: settings, the SQLite run store, solvers (baselines, chat models) and the runner."""
 
+from wearbench.runner._bench import OpenBench, open_bench
 from wearbench.runner._records import ABLATIONS, MODES, Mode, ResultRow, RunInfo, Setting
-from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
+from wearbench.runner._run import (
+    MAX_PERMANENT_FAILURES,
+    EvalSummary,
+    RunStopped,
+    evaluate,
+    make_solver,
+    run_solver,
+    select_items,
+)
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
 from wearbench.runner._store import STORE_NAME, RunStore
 
 __all__ = [
     "ABLATIONS",
+    "MAX_PERMANENT_FAILURES",
     "MODES",
     "STORE_NAME",
     "Answer",
     "EvalSummary",
     "Mode",
+    "OpenBench",
     "ResultRow",
     "RunInfo",
+    "RunStopped",
     "RunStore",
     "Sample",
     "Setting",
@@ -21,6 +33,7 @@ __all__ = [
     "baseline_solver",
     "evaluate",
     "make_solver",
+    "open_bench",
     "run_solver",
     "select_items",
 ]

@@ -3,23 +3,43 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from wearbench._errors import WearbenchError
-from wearbench.bench._artifact import load_context, read_items
-from wearbench.models import GenerateConfig
+from wearbench.bench._artifact import load_context
+from wearbench.models import GenerateConfig, redact
 from wearbench.questions import Item, UserContext
+from wearbench.runner._bench import open_bench
 from wearbench.runner._records import ResultRow, RunInfo, Setting
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
-from wearbench.runner._store import RunStore
+from wearbench.runner._store import STORE_NAME, RunStore
 
-__all__ = ["EvalSummary", "evaluate", "make_solver", "run_solver", "select_items"]
+__all__ = [
+    "MAX_PERMANENT_FAILURES",
+    "EvalSummary",
+    "RunStopped",
+    "evaluate",
+    "make_solver",
+    "run_solver",
+    "select_items",
+]
 
 Progress = Callable[[int, int], None]
+
+#: Consecutive permanent failures (HTTP 401/403/404, connection refused) that stop a run.
+MAX_PERMANENT_FAILURES = 5
+
+
+class RunStopped(WearbenchError):
+    """The circuit breaker stopped a run: the same permanent failure kept coming back."""
 
 
 def select_items(items: Sequence[Item], limit: int | None, seed: int = 0) -> list[Item]:
@@ -33,7 +53,14 @@ def select_items(items: Sequence[Item], limit: int | None, seed: int = 0) -> lis
     return sorted(order[:limit], key=lambda i: i.id)
 
 
-def make_solver(spec: str, items: Sequence[Item], store: RunStore | None, config: GenerateConfig) -> Solver:
+def make_solver(
+    spec: str,
+    items: Sequence[Item],
+    store: RunStore | None,
+    config: GenerateConfig,
+    *,
+    api_key_env: str | None = None,
+) -> Solver:
     """A solver from a model spec: ``baseline:NAME`` or any chat-model spec (``openai:…`` …).
 
     Raises:
@@ -50,7 +77,7 @@ def make_solver(spec: str, items: Sequence[Item], store: RunStore | None, config
     from wearbench.models import load_model
     from wearbench.runner._chat import ChatSolver
 
-    return ChatSolver(load_model(spec), store, config)
+    return ChatSolver(load_model(spec, api_key_env=api_key_env), store, config)
 
 
 def _row(info: RunInfo, item: Item, answer: Answer, latency_s: float) -> ResultRow:
@@ -71,7 +98,7 @@ def _row(info: RunInfo, item: Item, answer: Answer, latency_s: float) -> ResultR
         cost_usd=answer.cost_usd,
         latency_s=round(latency_s, 6),
         retries=answer.retries,
-        error=answer.error,
+        error=None if answer.error is None else redact(answer.error),
         transcript=answer.transcript,
         cached=answer.cached,
         extra=dict(answer.extra),
@@ -79,18 +106,86 @@ def _row(info: RunInfo, item: Item, answer: Answer, latency_s: float) -> ResultR
 
 
 class _Contexts:
-    """Per-user contexts, loaded once each (the agent and prompts need the full record)."""
+    """Per-user contexts, loaded once each (the agent and prompts need the full record).
 
-    def __init__(self, bench: Path) -> None:
+    A solver whose ``needs_context`` is False (the table baselines) gets an empty context and
+    nothing is read.
+    """
+
+    def __init__(self, bench: Path, needed: bool = True) -> None:
         self.bench = bench
+        self.needed = needed
         self._cache: dict[str, UserContext] = {}
         self._lock = asyncio.Lock()
 
     async def get(self, user_id: str) -> UserContext:
+        if not self.needed:
+            return UserContext(user_id, np.empty(0, dtype="datetime64[D]"), {}, {}, (), {})
         async with self._lock:
             if user_id not in self._cache:
                 self._cache[user_id] = await asyncio.to_thread(load_context, self.bench, user_id)
             return self._cache[user_id]
+
+
+class _Recorder:
+    """Writes rows, recording the run itself only with its first answer (no phantom runs).
+
+    Errored rows that come before any answer are held back; they are written with the run
+    when an answer lands, and dropped with it when none does. Rows are committed one by one
+    (``batch`` 1, model calls: a kill loses at most the calls in flight) or in batches (free
+    baselines, whose answers cost nothing to recompute).
+    """
+
+    def __init__(self, store: RunStore, info: RunInfo, batch: int = 1) -> None:
+        self.store, self.info, self.batch = store, info, max(1, batch)
+        self.recorded = any(r.run_id == info.run_id for r in store.runs())
+        self.pending: list[ResultRow] = []
+        self.answered = 0
+        self.first_error: str | None = None
+
+    @property
+    def held(self) -> list[ResultRow]:
+        """Errored rows not written because no answer has landed yet."""
+        return [] if self.recorded else self.pending
+
+    def add(self, row: ResultRow) -> None:
+        self.answered += row.error is None
+        if self.first_error is None and row.error is not None:
+            self.first_error = row.error
+        self.pending.append(row)
+        if len(self.pending) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is pending (held errors stay held until an answer comes with them)."""
+        if not self.pending or not (self.recorded or any(r.error is None for r in self.pending)):
+            return
+        self.store.add_many(self.pending, run=None if self.recorded else self.info)
+        self.recorded = True
+        self.pending.clear()
+
+
+def _batch(solver: Solver) -> int:
+    """Rows per commit: 1 for solvers that call a model, 1,000 for free table baselines."""
+    return 1 if getattr(solver, "needs_context", True) else 1000
+
+
+class _Breaker:
+    """Counts permanent failures in a row; trips at ``limit`` (0 or less: never)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.streak, self.last = limit, 0, ""
+
+    @property
+    def tripped(self) -> bool:
+        return 0 < self.limit <= self.streak
+
+    def see(self, answer: Answer) -> None:
+        if answer.error is None:
+            self.streak = 0
+        elif answer.extra.get("error_type") == "PermanentModelError":
+            self.streak += 1
+            self.last = redact(answer.error)
 
 
 async def run_solver(
@@ -102,31 +197,52 @@ async def run_solver(
     *,
     concurrency: int = 4,
     progress: Progress | None = None,
+    max_permanent_failures: int = MAX_PERMANENT_FAILURES,
+    recorder: _Recorder | None = None,
 ) -> int:
     """Answer every item of ``info`` not yet in the store; each answer is committed as it lands.
 
+    The run is recorded in the store with its first answer. After ``max_permanent_failures``
+    permanent failures in a row no new item is started.
+
     Returns:
         How many items were answered in this call.
+
+    Raises:
+        RunStopped: When the circuit breaker tripped (one line: the count and the last error).
     """
     done = store.done(info.run_id)
     todo = [i for i in items if i.id not in done]
-    contexts = _Contexts(bench)
+    contexts = _Contexts(bench, needed=getattr(solver, "needs_context", True))
     gate = asyncio.Semaphore(max(1, concurrency))
+    recorder = recorder or _Recorder(store, info, batch=_batch(solver))
+    breaker = _Breaker(max_permanent_failures)
     finished = len(items) - len(todo)
 
     async def one(item: Item) -> None:
         nonlocal finished
         async with gate:
+            if breaker.tripped:
+                return
             started = time.perf_counter()
             answer = await solver.solve(Sample(item, await contexts.get(item.user_id)), info.setting)
-            store.add(_row(info, item, answer, time.perf_counter() - started))
+            recorder.add(_row(info, item, answer, time.perf_counter() - started))
+            breaker.see(answer)
         finished += 1
         if progress:
             progress(finished, len(items))
 
     if progress:
         progress(finished, len(items))
-    await asyncio.gather(*(one(i) for i in todo))
+    try:
+        await asyncio.gather(*(one(i) for i in todo))
+    finally:
+        recorder.flush()
+    if breaker.tripped:
+        raise RunStopped(
+            f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
+            f"last: {breaker.last}"
+        )
     return len(todo)
 
 
@@ -139,12 +255,20 @@ class EvalSummary:
         answered: Items answered in this call (0 when the run was already complete).
         retried: Errored rows of an earlier call that this call asked again.
         rundir: The run folder.
+        items: The items the run covers (parsed once; scoring reuses them).
+        errored: Items of the run still without an answer (error) at the end.
+        recorded: Whether the run is in the store (False when no answer ever landed).
+        first_error: One stored or held error message, if any.
     """
 
     info: RunInfo
     answered: int
     retried: int
     rundir: Path
+    items: tuple[Item, ...] = ()
+    errored: int = 0
+    recorded: bool = True
+    first_error: str | None = None
 
 
 def evaluate(
@@ -157,11 +281,16 @@ def evaluate(
     concurrency: int = 4,
     config: GenerateConfig | None = None,
     progress: Progress | None = None,
+    api_key_env: str | None = None,
+    max_permanent_failures: int = MAX_PERMANENT_FAILURES,
 ) -> EvalSummary:
     """Evaluate a model (or baseline) on a benchmark into ``out/runs.sqlite``; resumes if interrupted.
 
+    The run is recorded with its first answer: a start that fails (missing SDK or key, closed
+    port, every call failing) leaves no run, and no store file it created.
+
     Args:
-        bench: Benchmark folder.
+        bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
         model: Model spec (``baseline:oracle``, ``openai:MODEL@URL``, ``anthropic:MODEL``, ``gguf:PATH``).
         out: Run folder (one SQLite store for any number of runs).
         setting: Representation, mode and ablations (default: CSV, direct).
@@ -169,6 +298,13 @@ def evaluate(
         concurrency: Most items in flight at once.
         config: Generation settings (max tokens, temperature, seed, timeout, retries).
         progress: Optional ``(done, total)`` callback.
+        api_key_env: Environment variable holding the key for the model's URL.
+        max_permanent_failures: Permanent failures in a row that stop the run (0: never stop).
+
+    Raises:
+        WearbenchError: If the benchmark's files do not match its manifest, or the model
+            cannot be built.
+        RunStopped: When the circuit breaker stopped the run.
     """
     bench = Path(bench)
     setting = setting or Setting()
@@ -177,23 +313,69 @@ def evaluate(
         from wearbench.agent import require_bwrap
 
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
-    items = select_items(read_items(bench), limit, seed=config.seed or 0)
-    digest = hashlib.sha256((bench / "items.jsonl").read_bytes()).hexdigest()
+    opened = open_bench(bench)
+    items = select_items(opened.items, limit, seed=config.seed or 0)
     params = {**config.cache_fields(), "limit": limit}
-    run_id = RunInfo.make_id(model, setting, params, digest, len(items))
-    info = RunInfo(run_id, model, setting, params, str(bench), digest, len(items))
-    with RunStore(out) as store:
-        store.ensure_run(info)
-        retried = store.drop_errors(info.run_id)
-        solver = make_solver(model, items, store, config)
-
-        async def go() -> int:
+    run_id = RunInfo.make_id(model, setting, params, opened.digest, len(items))
+    info = RunInfo(run_id, model, setting, params, str(bench), opened.digest, len(items))
+    new_dir, fresh = not Path(out).exists(), not (Path(out) / STORE_NAME).exists()
+    empty = False
+    gc.freeze()  # the items live through the call: keep the collector from rescanning them
+    try:
+        with RunStore(out) as store:
             try:
-                return await run_solver(
-                    solver, items, info, store, bench, concurrency=concurrency, progress=progress
-                )
+                solver = make_solver(model, items, store, config, api_key_env=api_key_env)
+                retried, recorder = _run_all(solver, items, info, store, bench, concurrency, progress,
+                                             max_permanent_failures)  # fmt: skip
+                errored = len(recorder.held) or store.errored(info.run_id)
             finally:
-                await solver.aclose()
+                empty = not store.runs()
+    finally:
+        gc.unfreeze()
+        if fresh and empty:
+            _remove_store(Path(out), new_dir)
+    return EvalSummary(
+        info,
+        recorder.answered,
+        retried,
+        Path(out),
+        tuple(items),
+        errored,
+        recorder.recorded,
+        recorder.first_error,
+    )
 
-        answered = asyncio.run(go())
-    return EvalSummary(info, answered, retried, Path(out))
+
+def _run_all(
+    solver: Solver,
+    items: Sequence[Item],
+    info: RunInfo,
+    store: RunStore,
+    bench: Path,
+    concurrency: int,
+    progress: Progress | None,
+    max_permanent_failures: int,
+) -> tuple[int, _Recorder]:
+    retried = store.drop_errors(info.run_id)
+    recorder = _Recorder(store, info, batch=_batch(solver))
+
+    async def go() -> int:
+        try:
+            return await run_solver(
+                solver, items, info, store, bench, concurrency=concurrency, progress=progress,
+                max_permanent_failures=max_permanent_failures, recorder=recorder,
+            )  # fmt: skip
+        finally:
+            await solver.aclose()
+
+    asyncio.run(go())
+    return retried, recorder
+
+
+def _remove_store(out: Path, new_dir: bool) -> None:
+    """Delete a store this call created and never recorded a run in (and ``out`` if it made it)."""
+    for suffix in ("", "-wal", "-shm"):
+        (out / f"{STORE_NAME}{suffix}").unlink(missing_ok=True)
+    if new_dir:
+        with contextlib.suppress(OSError):  # something else was written there meanwhile
+            out.rmdir()

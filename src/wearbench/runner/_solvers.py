@@ -25,9 +25,6 @@ from typing import Any, Protocol
 from wearbench._errors import WearbenchError
 from wearbench._registry import registered, registry
 from wearbench.bench._generate import stable_rng
-from wearbench.bench._prior import prior_answers
-from wearbench.bench._shortcut import text_only_answers
-from wearbench.bench._verify import is_imported, judge_options
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
 from wearbench.runner._records import Setting
 
@@ -80,7 +77,9 @@ def _hash(*parts: str) -> str:
 
 
 class _TableSolver:
-    """A baseline whose letters are computed up front (item id → letter)."""
+    """A baseline whose letters are computed up front (item id → letter); reads no context."""
+
+    needs_context = False
 
     def __init__(self, name: str, letters: Mapping[str, str]) -> None:
         self.name = name
@@ -100,6 +99,8 @@ class _OracleSolver:
     name = "baseline:oracle"
 
     async def solve(self, sample: Sample, setting: Setting) -> Answer:
+        from wearbench.bench._verify import is_imported, judge_options
+
         item = sample.item
         if is_imported(item):
             return Answer("", None, _hash(self.name, item.id), error="imported item: no graph to replay")
@@ -138,12 +139,16 @@ def _oracle(items: Sequence[Item], seed: int) -> Solver:
 @adapter("text-only", family="baseline")
 def _text_only(items: Sequence[Item], seed: int) -> Solver:
     """Logistic regression on option text only (no data), cross-fitted by user folds per type."""
+    from wearbench.bench._shortcut import text_only_answers  # imported here: it pulls in the builder
+
     return _TableSolver("baseline:text-only", text_only_answers(items, seed=seed))
 
 
 @adapter("prior", family="baseline")
 def _prior(items: Sequence[Item], seed: int) -> Solver:
     """Textbook physiology and option logic only (no data); ties broken by a seeded hash of the id."""
+    from wearbench.bench._prior import prior_answers  # imported here: it pulls in the question types
+
     return _TableSolver("baseline:prior", prior_answers(items, seed=seed))
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench._version import __version__
-from wearbench.models import ModelOutput
+from wearbench.models import ModelOutput, redact
 from wearbench.runner._records import ResultRow, RunInfo, Setting
 
 __all__ = ["STORE_NAME", "RunStore"]
@@ -30,6 +30,8 @@ __all__ = ["STORE_NAME", "RunStore"]
 STORE_NAME = "runs.sqlite"
 _SCHEMA_VERSION = 1
 _RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))
+#: Text columns that may carry a provider's words (an error body, a transcript): redacted.
+_REDACTED_COLUMNS = frozenset({"response", "error", "transcript", "extra"})
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs(
@@ -99,20 +101,7 @@ class RunStore:
     def ensure_run(self, info: RunInfo) -> None:
         """Record a run (no-op if it exists with the same id)."""
         with self._tx() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO runs VALUES(?,?,?,?,?,?,?,?,?)",
-                (
-                    info.run_id,
-                    info.model,
-                    info.setting.key(),
-                    json.dumps(dict(info.params), sort_keys=True),
-                    info.bench,
-                    info.bench_hash,
-                    info.n_items,
-                    __version__,
-                    _now(),
-                ),
-            )
+            _insert_run(db, info)
 
     def runs(self) -> list[RunInfo]:
         """Every run in the store, in creation order."""
@@ -137,21 +126,43 @@ class RunStore:
         return hits[0]
 
     # results ----------------------------------------------------------------------------------
-    def add(self, row: ResultRow) -> bool:
-        """Append one result (committed at once); False if the item was already stored."""
-        values = [_to_sql(getattr(row, c)) for c in _RESULT_COLUMNS]
+    def add(self, row: ResultRow, run: RunInfo | None = None) -> bool:
+        """Append one result (committed at once); False if the item was already stored.
+
+        Text that may carry a provider's words (response, error, transcript, extra) passes
+        through :func:`~wearbench.models.redact` first. With ``run``, the run is recorded in
+        the same transaction (the runner records a run with its first answer).
+        """
+        return self.add_many([row], run=run) == 1
+
+    def add_many(self, rows: Sequence[ResultRow], run: RunInfo | None = None) -> int:
+        """Append results in one transaction (redacted like :meth:`add`); returns how many were new."""
+        now = _now()
+        values = [
+            (*(_to_sql(getattr(row, c), c in _REDACTED_COLUMNS) for c in _RESULT_COLUMNS), now)
+            for row in rows
+        ]
         with self._tx() as db:
-            cur = db.execute(
+            if run is not None:
+                _insert_run(db, run)
+            before = db.total_changes
+            db.executemany(
                 f"INSERT OR IGNORE INTO results({','.join(_RESULT_COLUMNS)}, created) "
-                f"VALUES({','.join('?' * (len(values) + 1))})",
-                (*values, _now()),
+                f"VALUES({','.join('?' * (len(_RESULT_COLUMNS) + 1))})",
+                values,
             )
-        return cur.rowcount == 1
+            added = db.total_changes - before
+        return added
 
     def done(self, run_id: str) -> set[str]:
         """Item ids of the run that have a stored answer without an error."""
         cur = self._db.execute("SELECT item_id FROM results WHERE run_id=? AND error IS NULL", (run_id,))
         return {r[0] for r in cur.fetchall()}
+
+    def errored(self, run_id: str) -> int:
+        """How many of the run's stored rows carry an error."""
+        cur = self._db.execute("SELECT COUNT(*) FROM results WHERE run_id=? AND error IS NOT NULL", (run_id,))
+        return int(cur.fetchone()[0])
 
     def drop_errors(self, run_id: str) -> int:
         """Delete the run's errored rows (so a resumed run retries them); returns how many."""
@@ -174,16 +185,35 @@ class RunStore:
 
     def cache(self, key: str, model: str, output: ModelOutput) -> None:
         """Store an output under a prompt hash (first write wins)."""
-        blob = json.dumps(output.to_dict(), sort_keys=True, ensure_ascii=False)
+        blob = redact(json.dumps(output.to_dict(), sort_keys=True, ensure_ascii=False))
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO cache VALUES(?,?,?,?)", (key, model, blob, _now()))
 
 
-def _to_sql(value: Any) -> Any:
+def _insert_run(db: sqlite3.Connection, info: RunInfo) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO runs VALUES(?,?,?,?,?,?,?,?,?)",
+        (
+            info.run_id,
+            info.model,
+            info.setting.key(),
+            json.dumps(dict(info.params), sort_keys=True),
+            info.bench,
+            info.bench_hash,
+            info.n_items,
+            __version__,
+            _now(),
+        ),
+    )
+
+
+def _to_sql(value: Any, secret_safe: bool = False) -> Any:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, Mapping):
-        return json.dumps(dict(value), sort_keys=True)
+        value = json.dumps(dict(value), sort_keys=True)
+    if secret_safe and isinstance(value, str):
+        return redact(value)
     return value
 
 

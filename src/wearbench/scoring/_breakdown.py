@@ -90,6 +90,7 @@ class RunScore:
         run_id: Run of the rows (None without rows); ``model`` and ``setting`` likewise.
         model: Model spec of the rows.
         setting: Setting key of the rows.
+        error_messages: The most common error messages (up to 3) with their counts.
     """
 
     overall: Accuracy
@@ -113,6 +114,7 @@ class RunScore:
     run_id: str | None = None
     model: str | None = None
     setting: str | None = None
+    error_messages: tuple[tuple[str, int], ...] = ()
 
     @property
     def parse_failure_rate(self) -> float | None:
@@ -133,6 +135,7 @@ class RunScore:
             "parse_failures": self.parse_failures,
             "parse_failure_rate": self.parse_failure_rate,
             "errors": self.errors,
+            "error_messages": [{"message": m, "count": n} for m, n in self.error_messages],
             "n_items": self.n_items,
             "missing": len(self.missing),
             "missing_ids": list(self.missing),
@@ -156,17 +159,28 @@ class RunScore:
         }
 
     def summary_line(self) -> str:
-        """One line: accuracy with both intervals, parse failures, errors, missing items."""
+        """One line: accuracy with both intervals, parse failures, errors, missing items.
+
+        A run with errored items says so first; a run without a single answer shows no
+        accuracy ("n/a"), never 0.000.
+        """
+        if not self.overall.n:
+            return (
+                f"accuracy n/a: no answers ({self.errors} item(s) errored, "
+                f"{len(self.missing)} missing); re-run eval to retry them"
+            )
         boot = "n/a" if not math.isfinite(self.boot_lo) else f"{self.boot_lo:.3f}-{self.boot_hi:.3f}"
         rate = self.parse_failure_rate or 0.0
+        warn = f"INCOMPLETE: {self.errors} item(s) errored (scored as wrong); " if self.errors else ""
         return (
-            f"accuracy {self.overall}; per-user bootstrap 95% CI {boot}; parse failures "
+            f"{warn}accuracy {self.overall}; per-user bootstrap 95% CI {boot}; parse failures "
             f"{self.parse_failures} ({rate:.1%}); errors {self.errors}; missing {len(self.missing)}"
         )
 
     def to_text(self) -> str:
         """Multi-line text: who, the summary line, then accuracy per label, bias, tokens and cost."""
         lines = [f"{self.run_id or 'run'}: {self.model or '?'} [{self.setting or '?'}]", self.summary_line()]
+        lines += [f"  error ×{n}: {message}" for message, n in self.error_messages]
         for family, accs in self.by_label.items():
             lines += [f"  {family}:"] + [f"    {lab:<24} {acc}" for lab, acc in accs.items()]
         pos = self.position
@@ -223,10 +237,31 @@ def position_bias(chosen: Sequence[str], gold: Sequence[str]) -> PositionBias:
     top = max(LETTERS, key=lambda x: (hist[x], -LETTERS.index(x)))
     expected = n / len(LETTERS)
     stat = sum((hist[x] - expected) ** 2 / expected for x in LETTERS)
-    from scipy.stats import chi2  # scipy.stats is slow to import; only needed here
-
-    p = float(chi2.sf(stat, len(LETTERS) - 1))
+    p = chi2_sf(stat, len(LETTERS) - 1)
     return PositionBias(hist, {x: g.get(x, 0) for x in LETTERS}, top, hist[top] / n, p)
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """Survival function P(X >= x) of the chi-square law with integer ``df`` >= 1 degrees of freedom.
+
+    Closed form for integer ``df`` (so scoring needs no ``scipy.stats``, over 1 s to import):
+    even ``df`` = 2m: ``exp(-x/2) * sum_{j<m} (x/2)^j / j!``; odd ``df`` = 2m+1:
+    ``erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2) * sum_{j=1..m} x^(j-1) / (1*3*...*(2j-1))``.
+    """
+    if x <= 0.0:
+        return 1.0
+    half = x / 2.0
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for j in range(1, df // 2):
+            term *= half / j
+            total += term
+        return min(1.0, math.exp(-half) * total)
+    term, total = 1.0, 0.0
+    for j in range(1, (df - 1) // 2 + 1):
+        term = 1.0 if j == 1 else term * x / (2 * j - 1)
+        total += term
+    return min(1.0, math.erfc(math.sqrt(half)) + math.sqrt(2.0 * x / math.pi) * math.exp(-half) * total)
 
 
 def _by_label(pairs: Sequence[tuple[Item, bool]]) -> dict[str, dict[str, Accuracy]]:
@@ -273,7 +308,11 @@ def score_run(
     by_id = dict(items) if isinstance(items, Mapping) else {i.id: i for i in items}
     aligned = align_rows(rows, by_id)
     scored = [(by_id[i], r) for i, r in sorted(aligned.items())]
-    pairs = [(item, is_correct(r, item)) for item, r in scored]
+    if all(r.error is not None for _, r in scored):
+        scored_ok: list[tuple[Item, ResultRow]] = []  # no answer at all: no accuracy, never 0.000
+    else:
+        scored_ok = scored
+    pairs = [(item, is_correct(r, item)) for item, r in scored_ok]
     k = sum(ok for _, ok in pairs)
     lo, hi = cluster_bootstrap_ci(
         [item.user_id for item, _ in pairs], [float(ok) for _, ok in pairs], seed=seed, n_boot=n_boot
@@ -304,6 +343,7 @@ def score_run(
         run_id=scored[0][1].run_id if scored else None,
         model=scored[0][1].model if scored else None,
         setting=scored[0][1].setting if scored else None,
+        error_messages=tuple(Counter(r.error[:200] for _, r in scored if r.error).most_common(3)),
     )
 
 
