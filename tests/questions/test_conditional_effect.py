@@ -3,7 +3,6 @@ import re
 import numpy as np
 import pytest
 
-from wearbench.bench._prior import USUAL_RESPONSE
 from wearbench.cohort import METRIC_NAMES
 from wearbench.questions import CohortPool, Drop, UserContext, question_type
 from wearbench.questions.types import conditional_effect
@@ -79,10 +78,6 @@ def test_distractor_pool_counts() -> None:
     assert len(pool) == 13 + 14
     assert ("short_sleep->hrv", "lower", 2) not in pool
     assert ("high_stress->hrv", "higher", 0) in pool
-
-
-def test_usual_direction_matches_the_knowledge_prior() -> None:
-    assert conditional_effect.USUAL_DIRECTION == USUAL_RESPONSE
 
 
 def test_no_effect_is_dropped() -> None:

@@ -31,6 +31,7 @@ import numpy as np
 
 from wearbench.grounding import DEFINITIONAL_PAIRS, LOCKSTEP_PAIRS
 from wearbench.questions import LETTERS, Item
+from wearbench.questions.types.conditional_effect import USUAL_DIRECTION
 from wearbench.questions.types.coupling_lag import USUAL_COUPLING
 from wearbench.scoring._wilson import Accuracy, accuracy
 
@@ -49,22 +50,9 @@ __all__ = [
 OptionSpec = tuple[str, Mapping[str, Any]]
 Scorer = Callable[[str, Sequence[OptionSpec]], np.ndarray]
 
-#: Condition → response: usual direction of the response after such days.
-USUAL_RESPONSE: Mapping[str, str] = {
-    "short_sleep->resting_hr": "higher",
-    "short_sleep->hrv": "lower",
-    "short_sleep->stress": "higher",
-    "poor_sleep_efficiency->resting_hr": "higher",
-    "poor_sleep_efficiency->hrv": "lower",
-    "poor_sleep_efficiency->stress": "higher",
-    "high_stress->sleep_efficiency": "lower",
-    "high_stress->hrv": "lower",
-    "high_stress->resting_hr": "higher",
-    "high_stress->sleep_minutes": "lower",
-    "high_activity->resting_hr": "lower",
-    "high_activity->stress": "lower",
-    "high_activity->sleep_minutes": "higher",
-}
+#: Condition → response: usual direction of the response after such days (the type's design
+#: table, held once in the question type as :data:`USUAL_COUPLING` is).
+USUAL_RESPONSE: Mapping[str, str] = USUAL_DIRECTION
 #: Usual size class of a next-day effect (index into the effect bins: 0.6–0.9 SD).
 USUAL_EFFECT_BIN = 1
 #: Metric → month (1–12) of its seasonal maximum (northern hemisphere): more steps and activity
