@@ -148,8 +148,7 @@ def build(
     quiet: bool,
 ) -> None:
     """Build a WearableQA-style benchmark from the cohort at COHORT into OUT."""
-    from wearbench.bench import build_benchmark
-    from wearbench.bench._generate import type_names
+    from wearbench.bench import build_benchmark, type_names
 
     names = type_names(_type_list(types))  # unknown names fail here, before any work
     then = "null tests, balancing, shortcut and prior audits, writing the benchmark"

@@ -6,6 +6,7 @@ from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.models import ImagePart, TextPart
 from wearbench.prompts import (
     AGENT_TOOL,
+    Setting,
     agent_messages,
     available_representations,
     build_messages,
@@ -15,7 +16,6 @@ from wearbench.prompts import (
     parse_letter,
     parse_representation_choice,
 )
-from wearbench.runner._records import Setting
 
 OPTIONS_TAIL = "\n".join(f"{x}. option text {x}" for x in "ABCDEFGHIJ")
 

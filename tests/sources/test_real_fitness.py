@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wearbench.cohort import load_cohort
+from wearbench.cohort import contexts_from_cohort, load_cohort
 from wearbench.questions import CohortPool, graph_references
-from wearbench.questions._context import contexts_from_cohort
 from wearbench.questions.types.fitness_prediction import TREND_DAYS, FitnessPrediction
 from wearbench.sources import import_source
 

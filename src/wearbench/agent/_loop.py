@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from wearbench.agent._sandbox import Sandbox
 from wearbench.agent._types import ExecResult
-from wearbench.models._types import ChatModel, GenerateConfig, Message, ModelOutput, ToolCall, ToolSpec
+from wearbench.models import ChatModel, GenerateConfig, Message, ModelOutput, ToolCall, ToolSpec
 
 __all__ = ["FINAL_ASK", "PYTHON_TOOL", "TEXT_PROTOCOL_HINT", "AgentResult", "run_agent"]
 

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from wearbench._errors import WearbenchError
-from wearbench.bench._generate import Pending, UserTask, generate_user
-from wearbench.bench._pool import build_pool
+from wearbench.bench import Pending, UserTask, build_pool, generate_user
 from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, Cohort, table_kind
 from wearbench.questions import contexts_from_cohort
+from wearbench.sources.synthetic import Episode, TrainingBlock, UserPlan, effects
 
 __all__ = [
     "AUDITED_TYPES",
@@ -331,8 +331,6 @@ def planted_days(cohort: Cohort) -> dict[str, PlantedDays]:
     Raises:
         WearbenchError: If the cohort carries no ground truth.
     """
-    from wearbench.sources.synthetic._episodes import Episode, TrainingBlock, UserPlan, effects
-
     if not cohort.truth:
         raise WearbenchError("this cohort has no planted ground truth (only synthetic cohorts do)")
     truth = cohort.truth

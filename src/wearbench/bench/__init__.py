@@ -11,12 +11,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from wearbench.bench._artifact import load_context, read_items, read_manifest
+    from wearbench.bench._artifact import load_context, read_items, read_manifest, write_artifact
     from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
-    from wearbench.bench._datasheet import OFFICIAL_COUNTS
+    from wearbench.bench._datasheet import OFFICIAL_COUNTS, build_stats, render_datasheet
     from wearbench.bench._executor import Executor, LocalExecutor
-    from wearbench.bench._generate import stable_rng
-    from wearbench.bench._shortcut import varying_features
+    from wearbench.bench._generate import Pending, UserTask, generate_user, stable_rng, type_names
+    from wearbench.bench._pool import build_pool
+    from wearbench.bench._prior import prior_answers
+    from wearbench.bench._shortcut import text_only_answers, varying_features
     from wearbench.bench._solvers import oracle_answers, random_answers
     from wearbench.bench._verify import (
         IMPORTED_REF,
@@ -27,12 +29,14 @@ if TYPE_CHECKING:
     )
 
 _SOURCES = {
-    "_artifact": ("load_context", "read_items", "read_manifest"),
+    "_artifact": ("load_context", "read_items", "read_manifest", "write_artifact"),
     "_build": ("MAX_FDR", "BuildResult", "build_benchmark"),
-    "_datasheet": ("OFFICIAL_COUNTS",),
+    "_datasheet": ("OFFICIAL_COUNTS", "build_stats", "render_datasheet"),
     "_executor": ("Executor", "LocalExecutor"),
-    "_generate": ("stable_rng",),
-    "_shortcut": ("varying_features",),
+    "_generate": ("Pending", "UserTask", "generate_user", "stable_rng", "type_names"),
+    "_pool": ("build_pool",),
+    "_prior": ("prior_answers",),
+    "_shortcut": ("text_only_answers", "varying_features"),
     "_solvers": ("oracle_answers", "random_answers"),
     "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
 }
@@ -45,18 +49,28 @@ __all__ = [
     "BuildResult",
     "Executor",
     "LocalExecutor",
+    "Pending",
+    "UserTask",
     "VerifyReport",
     "build_benchmark",
+    "build_pool",
+    "build_stats",
+    "generate_user",
     "is_imported",
     "judge_options",
     "load_context",
     "oracle_answers",
+    "prior_answers",
     "random_answers",
     "read_items",
     "read_manifest",
+    "render_datasheet",
     "stable_rng",
+    "text_only_answers",
+    "type_names",
     "varying_features",
     "verify_benchmark",
+    "write_artifact",
 ]
 
 

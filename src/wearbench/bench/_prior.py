@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._stats import Accuracy, accuracy
 from wearbench.grounding import DEFINITIONAL_PAIRS, LOCKSTEP_PAIRS
 from wearbench.questions import LETTERS, Item
 from wearbench.questions.types.conditional_effect import USUAL_DIRECTION
 from wearbench.questions.types.coupling_lag import USUAL_COUPLING
-from wearbench.scoring._wilson import Accuracy, accuracy
 
 __all__ = [
     "SEASON_PEAK",

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._stats import Accuracy, accuracy
 from wearbench.bench._balance import option_template
 from wearbench.bench._generate import stable_rng
 from wearbench.questions import LETTERS, Item
-from wearbench.scoring._wilson import Accuracy, accuracy
 
 __all__ = [
     "AUDIT_FEATURES",

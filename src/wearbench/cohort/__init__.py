@@ -1,6 +1,7 @@
-"""Canonical cohort: data model, validation and Parquet IO."""
+"""Canonical cohort: data model, per-user contexts, validation and Parquet IO."""
 
 from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
+from wearbench.cohort._context import UserContext, contexts_from_cohort
 from wearbench.cohort._describe import describe_cohort
 from wearbench.cohort._external import (
     EXTERNAL_METRICS,
@@ -22,6 +23,7 @@ from wearbench.cohort._published import (
 from wearbench.cohort._reference import ALL_PERCENTILES, reference_percentiles
 from wearbench.cohort._render import render_describe
 from wearbench.cohort._resolve import (
+    MIN_DAYS_BY_METRIC,
     MIN_USERS,
     REFERENCE_KINDS,
     ReferenceCell,
@@ -51,7 +53,7 @@ from wearbench.cohort._schema import (
     metric,
     to_wearableqa,
 )
-from wearbench.cohort._validate import validate_cohort
+from wearbench.cohort._validate import MANIFEST, validate_cohort
 
 __all__ = [
     "AGE_BANDS",
@@ -63,8 +65,10 @@ __all__ = [
     "ETHNICITIES",
     "EXTERNAL_METRICS",
     "EXTRA_PERCENTILES",
+    "MANIFEST",
     "METRICS",
     "METRIC_NAMES",
+    "MIN_DAYS_BY_METRIC",
     "MIN_USERS",
     "PERCENTILES",
     "PUBLISHED_CAVEAT",
@@ -84,10 +88,12 @@ __all__ = [
     "ReferenceKind",
     "ReferenceResolver",
     "TableKind",
+    "UserContext",
     "UserRecord",
     "ValidationReport",
     "age_band",
     "content_hash",
+    "contexts_from_cohort",
     "describe_cohort",
     "empty_tables",
     "external_reference",

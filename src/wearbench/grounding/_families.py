@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from wearbench.cohort import UserContext
 from wearbench.grounding._coupling import coupling_pass_batch
 from wearbench.grounding._gates import NullResult, null_test
 from wearbench.grounding._pairs import Pair
-from wearbench.questions._context import UserContext
 
 __all__ = ["coupling_null", "family_null", "window_stacks"]
 

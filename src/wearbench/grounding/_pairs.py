@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wearbench.questions._labels import PairKind
+from wearbench._labels import PairKind
 
 __all__ = ["DEFINITIONAL_PAIRS", "EMPIRICAL_PAIRS", "LOCKSTEP_PAIRS", "Pair", "pair_by_name"]
 

@@ -19,9 +19,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._jsonfile import read_json_object
 from wearbench._version import __version__
-from wearbench.bench import IMPORTED_REF
-from wearbench.bench._artifact import write_artifact
-from wearbench.bench._datasheet import build_stats, render_datasheet
+from wearbench.bench import IMPORTED_REF, build_stats, render_datasheet, write_artifact
 from wearbench.cohort import (
     AGE_BANDS,
     BIOMARKER_NAMES,

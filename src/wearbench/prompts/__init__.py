@@ -4,6 +4,7 @@
 representations (``row``, ``column``, ``csv``, ``markdown``, ``csv+stats``,
 ``markdown+stats``, ``plot``, ``plot-grouped``) format it; :func:`build_messages`,
 :func:`agent_messages` and the multiview functions make chat messages per mode;
+a :class:`Setting` names the representation, mode and ablations;
 :func:`parse_letter` reads the answer; :func:`count_tokens` measures prompt size.
 """
 
@@ -20,19 +21,24 @@ from wearbench.prompts._messages import (
 )
 from wearbench.prompts._parse import parse_letter, parse_representation_choice
 from wearbench.prompts._plots import plot, plot_grouped, range_groups
+from wearbench.prompts._setting import ABLATIONS, MODES, Mode, Setting
 from wearbench.prompts._text import Parts, column, csv, csv_stats, markdown, markdown_stats, row
 from wearbench.prompts._tokens import IMAGE_TOKENS, TokenCount, approx_tokens, count_tokens, prompt_tokens
 from wearbench.prompts._view import BloodValue, DataView, Series, agent_frame, column_name, data_view
 
 __all__ = [
+    "ABLATIONS",
     "AGENT_TOOL",
     "FALLBACK_REPRESENTATION",
     "IMAGE_TOKENS",
+    "MODES",
     "NA",
     "BloodValue",
     "DataView",
+    "Mode",
     "Parts",
     "Series",
+    "Setting",
     "SummaryStats",
     "TokenCount",
     "agent_frame",

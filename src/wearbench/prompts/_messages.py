@@ -8,17 +8,15 @@ setting's representation) followed by the question and the ten options ``A. …`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.models import ImagePart, Message, TextPart
 from wearbench.prompts._format import context_text
+from wearbench.prompts._setting import Setting
 from wearbench.prompts._view import DataView, column_name, data_view
 from wearbench.questions import LETTERS, Item, UserContext
-
-if TYPE_CHECKING:  # the runner imports this package; avoid the cycle at run time
-    from wearbench.runner._records import Setting
 
 __all__ = [
     "AGENT_TOOL",
@@ -103,7 +101,7 @@ def build_messages(item: Item, ctx: UserContext, setting: Setting, *, vision: bo
     Args:
         item: The item.
         ctx: Its user's context.
-        setting: A :class:`wearbench.runner.Setting` (``representation``, ``mode``, ``ablations``).
+        setting: A :class:`Setting` (``representation``, ``mode``, ``ablations``).
         vision: Whether the model accepts images.
 
     Returns:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wearbench.models import ImagePart, Message
+from wearbench.models import ImagePart, Message, gemma_model_path, quiet_stderr
 
 __all__ = ["IMAGE_TOKENS", "TokenCount", "approx_tokens", "count_tokens", "prompt_tokens"]
 
@@ -70,8 +70,6 @@ def approx_tokens(text: str) -> int:
 def _load() -> Callable[[str], int] | None:
     try:
         import llama_cpp  # type: ignore[import-not-found,import-untyped,unused-ignore]
-
-        from wearbench.models._local import gemma_model_path, quiet_stderr
 
         path = gemma_model_path()
         with quiet_stderr():

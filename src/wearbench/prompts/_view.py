@@ -23,12 +23,11 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort import BIOMARKERS, METRICS, ReferenceCell, age_band
+from wearbench.prompts._setting import ABLATIONS
 from wearbench.questions import Item, UserContext, graph_references
 
-__all__ = ["ABLATIONS", "BloodValue", "DataView", "Series", "agent_frame", "column_name", "data_view"]
+__all__ = ["BloodValue", "DataView", "Series", "agent_frame", "column_name", "data_view"]
 
-#: Ablations understood here (same names as :data:`wearbench.runner.ABLATIONS`).
-ABLATIONS: tuple[str, ...] = ("no_series", "no_history", "no_cohort", "no_blood")
 
 _MAX_DECIMALS = 2
 

@@ -1,9 +1,9 @@
 """WearableQA question generation: contexts, computation graphs, question types, items."""
 
-from wearbench.questions._context import UserContext, contexts_from_cohort
+from wearbench._labels import Dependency, Grounding, Labels, PairKind, Reasoning, Signals
+from wearbench.cohort import UserContext, contexts_from_cohort
 from wearbench.questions._graph import Graph, Ref, graph_references, jsonable, run_graph
 from wearbench.questions._item import LETTERS, Item, item_id
-from wearbench.questions._labels import Dependency, Grounding, Labels, PairKind, Reasoning, Signals
 from wearbench.questions._qtype import (
     HISTORY_DAYS,
     WINDOW_DAYS,

@@ -32,8 +32,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
-from wearbench.cohort import PERCENTILES, ReferenceCell, age_band
-from wearbench.questions._context import UserContext
+from wearbench.cohort import PERCENTILES, ReferenceCell, UserContext, age_band
 
 __all__ = ["Graph", "Ref", "graph_references", "jsonable", "run_graph"]
 

@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from wearbench.cohort import UserContext
 from wearbench.cohort import metric as metric_spec
-from wearbench.questions._context import UserContext
 from wearbench.questions._qtype import Drop
 
 __all__ = [

@@ -20,10 +20,10 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from wearbench._labels import Labels, PairKind
 from wearbench._registry import registered, registry
-from wearbench.questions._context import UserContext
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._labels import Labels, PairKind
 
 __all__ = [
     "HISTORY_DAYS",

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._api import synth
 from wearbench._errors import WearbenchError
 from wearbench._folder import rebuilt_folder
 from wearbench.audit import PlantedAudit, audit_planted
@@ -145,8 +146,6 @@ def _demo_steps(
     progress: Callable[[int, int], None] | None,
 ) -> DemoResult:
     """Every step of :func:`run_demo`, writing into the empty folder ``out``."""
-    from wearbench._api import synth
-
     steps = len(DEMO_STAGES)
     tick = progress or (lambda done, total: None)
     cohort_dir = out / "cohort"

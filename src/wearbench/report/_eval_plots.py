@@ -12,6 +12,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort import BIOMARKERS, METRIC_NAMES, metric
+from wearbench.primitives import cutoff_tables
 from wearbench.questions import LETTERS, Item, UserContext
 from wearbench.report._eval_html import p_text
 
@@ -158,8 +159,6 @@ def blood_markers(item: Item) -> list[str]:
 
 def _cutoffs(name: str, sex: str) -> list[tuple[float, str]]:
     """``(cut-off, category from there up)`` of a biomarker's clinical rule for this sex (none if unknown)."""
-    from wearbench.primitives import cutoff_tables
-
     rule = cutoff_tables()["default"].get(name)
     if rule is None:
         return []

@@ -1,7 +1,8 @@
 """Evaluation runs: settings, the SQLite run store, solvers (baselines, chat models) and the runner."""
 
+from wearbench.prompts import ABLATIONS, MODES, Mode, Setting
 from wearbench.runner._bench import OpenBench, open_bench
-from wearbench.runner._records import ABLATIONS, MODES, Mode, ResultRow, RunInfo, Setting
+from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._run import (
     MAX_PERMANENT_FAILURES,
     EvalSummary,

@@ -7,12 +7,14 @@ recorded); ``agent`` is a tool-call loop over a sandboxed Python process holding
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wearbench.agent import Sandbox, run_agent
 from wearbench.models import (
     ChatModel,
     GenerateConfig,
@@ -22,7 +24,17 @@ from wearbench.models import (
     ToolSpec,
     prompt_hash,
 )
-from wearbench.runner._records import Setting
+from wearbench.prompts import (
+    Setting,
+    agent_frame,
+    agent_messages,
+    build_messages,
+    multiview_followup,
+    multiview_messages,
+    parse_letter,
+    parse_representation_choice,
+    prompt_tokens,
+)
 from wearbench.runner._solvers import Answer, Sample
 from wearbench.runner._store import RunStore
 
@@ -118,8 +130,6 @@ class ChatSolver:
 
     async def solve(self, sample: Sample, setting: Setting) -> Answer:
         """Answer one item; model failures become an :class:`Answer` with ``error`` set."""
-        from wearbench.prompts import prompt_tokens
-
         started = time.perf_counter()
         usage = _Usage()
         first: list[Message] = []
@@ -142,8 +152,6 @@ class ChatSolver:
         extra: dict[str, Any],
         error: str | None = None,
     ) -> Answer:
-        from wearbench.prompts import parse_letter
-
         letter = parse_letter(text) if error is None else None
         key = self.model.key(first, self.config)
         extra = {**extra, "latency_s": time.perf_counter() - started, "model_calls": usage.calls}
@@ -168,7 +176,6 @@ class ChatSolver:
             return await self._agent(sample, setting, usage, first)
         if setting.mode == "multiview":
             return await self._multiview(sample, setting, usage, first)
-        from wearbench.prompts import build_messages
 
         messages = build_messages(sample.item, sample.context, setting, vision=self.model.vision)
         first.extend(messages)
@@ -179,8 +186,6 @@ class ChatSolver:
     async def _multiview(
         self, sample: Sample, setting: Setting, usage: _Usage, first: list[Message]
     ) -> tuple[str, list[Message], dict[str, Any]]:
-        from wearbench.prompts import multiview_followup, multiview_messages, parse_representation_choice
-
         ask, available = multiview_messages(sample.item, sample.context, setting, vision=self.model.vision)
         first.extend(ask)
         pick = await self.model.generate(ask, self.config)
@@ -201,11 +206,6 @@ class ChatSolver:
     async def _agent(
         self, sample: Sample, setting: Setting, usage: _Usage, first: list[Message]
     ) -> tuple[str, list[Message], dict[str, Any]]:
-        import asyncio
-
-        from wearbench.agent import Sandbox, run_agent
-        from wearbench.prompts import agent_frame, agent_messages
-
         messages = agent_messages(sample.item, sample.context, setting)
         first.extend(messages)
         frame = agent_frame(sample.item, sample.context, setting.ablations)

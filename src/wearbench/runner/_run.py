@@ -14,11 +14,13 @@ from pathlib import Path
 import numpy as np
 
 from wearbench._errors import WearbenchError
-from wearbench.bench._artifact import load_context
-from wearbench.models import GenerateConfig, redact
+from wearbench.bench import load_context
+from wearbench.models import GenerateConfig, load_model, redact
+from wearbench.prompts import Setting
 from wearbench.questions import Item, UserContext
 from wearbench.runner._bench import open_bench
-from wearbench.runner._records import ResultRow, RunInfo, Setting
+from wearbench.runner._chat import ChatSolver
+from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
 from wearbench.runner._store import STORE_NAME, RunStore
 
@@ -74,9 +76,6 @@ def make_solver(
         )
     if scheme == "baseline":
         return baseline_solver(rest, items, seed=config.seed or 0)
-    from wearbench.models import load_model
-    from wearbench.runner._chat import ChatSolver
-
     return ChatSolver(load_model(spec, api_key_env=api_key_env), store, config)
 
 

@@ -24,9 +24,9 @@ from typing import Any, Protocol
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registered, registry
-from wearbench.bench._generate import stable_rng
+from wearbench.bench import stable_rng
+from wearbench.prompts import Setting
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
-from wearbench.runner._records import Setting
 
 __all__ = ["Answer", "Sample", "Solver", "baseline_solver"]
 
@@ -99,7 +99,7 @@ class _OracleSolver:
     name = "baseline:oracle"
 
     async def solve(self, sample: Sample, setting: Setting) -> Answer:
-        from wearbench.bench._verify import is_imported, judge_options
+        from wearbench.bench import is_imported, judge_options
 
         item = sample.item
         if is_imported(item):
@@ -139,7 +139,7 @@ def _oracle(items: Sequence[Item], seed: int) -> Solver:
 @adapter("text-only", family="baseline")
 def _text_only(items: Sequence[Item], seed: int) -> Solver:
     """Logistic regression on option text only (no data), cross-fitted by user folds per type."""
-    from wearbench.bench._shortcut import text_only_answers  # imported here: it pulls in the builder
+    from wearbench.bench import text_only_answers  # imported here: it pulls in the builder
 
     return _TableSolver("baseline:text-only", text_only_answers(items, seed=seed))
 
@@ -147,7 +147,7 @@ def _text_only(items: Sequence[Item], seed: int) -> Solver:
 @adapter("prior", family="baseline")
 def _prior(items: Sequence[Item], seed: int) -> Solver:
     """Textbook physiology and option logic only (no data); ties broken by a seeded hash of the id."""
-    from wearbench.bench._prior import prior_answers  # imported here: it pulls in the question types
+    from wearbench.bench import prior_answers  # imported here: it pulls in the question types
 
     return _TableSolver("baseline:prior", prior_answers(items, seed=seed))
 

@@ -23,7 +23,8 @@ from typing import Any
 from wearbench._errors import WearbenchError
 from wearbench._version import __version__
 from wearbench.models import ModelOutput, redact
-from wearbench.runner._records import ResultRow, RunInfo, Setting
+from wearbench.prompts import Setting
+from wearbench.runner._records import ResultRow, RunInfo
 
 __all__ = ["STORE_NAME", "RunStore"]
 

@@ -1,10 +1,13 @@
 """Scoring: MCQ accuracy with Wilson confidence intervals, run breakdowns, paired comparisons."""
 
+from wearbench._stats import Accuracy, accuracy, wilson_interval
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 from wearbench.scoring._breakdown import (
     LABEL_FAMILIES,
     PositionBias,
     RunScore,
+    align_rows,
+    check_bench,
     covered_items,
     position_bias,
     score_run,
@@ -12,7 +15,6 @@ from wearbench.scoring._breakdown import (
 )
 from wearbench.scoring._compare import Comparison, compare_runs, mcnemar_exact
 from wearbench.scoring._solve import SolveResult, solve_benchmark
-from wearbench.scoring._wilson import Accuracy, accuracy, wilson_interval
 
 __all__ = [
     "LABEL_FAMILIES",
@@ -22,6 +24,8 @@ __all__ = [
     "RunScore",
     "SolveResult",
     "accuracy",
+    "align_rows",
+    "check_bench",
     "cluster_bootstrap_ci",
     "compare_runs",
     "covered_items",

@@ -8,15 +8,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench._stats import Accuracy, accuracy
+from wearbench.bench import read_items
 from wearbench.questions import LETTERS, Item
+from wearbench.runner import ResultRow, RunInfo, RunStore, select_items
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
-from wearbench.scoring._wilson import Accuracy, accuracy
-
-if TYPE_CHECKING:  # the runner may import scoring; rows are only read here
-    from wearbench.runner import ResultRow, RunInfo
 
 __all__ = [
     "LABEL_FAMILIES",
@@ -353,8 +352,6 @@ def covered_items(info: RunInfo, items: Sequence[Item]) -> list[Item]:
     The subset is rebuilt with the runner's own selection from the run's ``limit`` and ``seed``
     parameters; if that does not give ``info.n_items`` items, all items are used.
     """
-    from wearbench.runner import select_items
-
     limit, seed = info.params.get("limit"), info.params.get("seed")
     if limit is None or info.n_items >= len(items):
         return list(items)
@@ -377,9 +374,6 @@ def score_store(
         WearbenchError: If the folder has no runs, a run's benchmark is unreadable, or its
             ``items.jsonl`` changed since the run.
     """
-    from wearbench.bench import read_items
-    from wearbench.runner import RunStore
-
     if not (Path(rundir) / "runs.sqlite").is_file():
         raise WearbenchError(f"{rundir}: no run store (runs.sqlite)")
     with RunStore(rundir) as store:

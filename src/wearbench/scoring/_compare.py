@@ -6,14 +6,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wearbench.questions import Item
+from wearbench.runner import ResultRow
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 from wearbench.scoring._breakdown import align_rows, is_correct
-
-if TYPE_CHECKING:
-    from wearbench.runner import ResultRow
 
 __all__ = ["Comparison", "compare_runs", "mcnemar_exact"]
 

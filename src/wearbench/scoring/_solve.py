@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from wearbench.bench._artifact import read_items
-from wearbench.bench._solvers import oracle_answers, random_answers
-from wearbench.bench._verify import is_imported
+from wearbench._stats import Accuracy, accuracy
+from wearbench.bench import is_imported, oracle_answers, random_answers, read_items
 from wearbench.questions import Item
-from wearbench.scoring._wilson import Accuracy, accuracy
 
 __all__ = ["SolveResult", "Solver", "score_answers", "solve_benchmark"]
 

@@ -13,6 +13,7 @@ from wearbench.sources._loader import (
     import_source,
     loader,
     reference_summary,
+    run_loader,
     source_names,
 )
 from wearbench.sources._report import ImportLog, ImportReport
@@ -29,6 +30,7 @@ __all__ = [
     "loader",
     "onset_minutes",
     "reference_summary",
+    "run_loader",
     "source_names",
     "synthesize",
 ]

@@ -35,6 +35,7 @@ from wearbench._registry import Kind, registered, registry
 from wearbench.cohort import (
     BIOMARKER_NAMES,
     DEMOGRAPHIC_COLUMNS,
+    MANIFEST,
     METRIC_NAMES,
     REFERENCE_KINDS,
     Cohort,
@@ -43,7 +44,6 @@ from wearbench.cohort import (
     reference_percentiles,
     save_cohort,
 )
-from wearbench.cohort._validate import MANIFEST
 from wearbench.sources._report import ImportLog, ImportReport
 
 __all__ = [

@@ -32,7 +32,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.cgm._record import EVENT_COLUMNS, check_readings
 from wearbench.cgm.sources._units import fix_units
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = [
     "JUMP",

@@ -15,8 +15,7 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench.cgm._record import CGMData
-from wearbench.sources._loader import run_loader
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog, run_loader
 
 __all__ = ["import_cgm", "import_report"]
 

@@ -26,7 +26,7 @@ from wearbench.cgm.sources._common import (
     read_csv_strings,
     times_or_reject,
 )
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = ["load_libreview"]
 

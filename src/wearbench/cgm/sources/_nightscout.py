@@ -20,7 +20,7 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registered
 from wearbench.cgm._record import CGMData
 from wearbench.cgm.sources._common import clean_readings
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = ["load_nightscout"]
 

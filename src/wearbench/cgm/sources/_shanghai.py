@@ -23,8 +23,8 @@ from wearbench._registry import registered
 from wearbench.cgm._record import CGMData
 from wearbench.cgm.sources._common import clean_readings, make_events, numbers_or_reject, times_or_reject
 from wearbench.cgm.sources._xls import read_xls_rows
-from wearbench.sources._report import ImportLog
-from wearbench.sources.fitbit._overview import read_xlsx_rows
+from wearbench.sources import ImportLog
+from wearbench.sources.fitbit import read_xlsx_rows
 
 __all__ = ["load_shanghai"]
 

@@ -25,7 +25,7 @@ from wearbench.cgm.sources._common import (
     times_or_reject,
 )
 from wearbench.cgm.sources._t1d_uom_events import t1d_uom_events
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = ["load_t1d_uom"]
 

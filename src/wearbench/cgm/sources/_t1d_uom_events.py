@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from wearbench.cgm.sources._common import numbers_or_reject, read_csv_strings, times_or_reject
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = ["t1d_uom_events"]
 

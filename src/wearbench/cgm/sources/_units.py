@@ -28,7 +28,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cgm._record import MMOL_TO_MGDL
-from wearbench.sources._report import ImportLog
+from wearbench.sources import ImportLog
 
 __all__ = ["MAX_RATE", "MIN_BLOCK", "UNIT_STEP", "fix_units"]
 

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import require_coverage, weighted_sample
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 CARD = "steps_mortality_dose_response"

@@ -42,11 +42,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.primitives import zscore
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import thin
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 FOCUS_DAYS = 3

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import choose_metric, metric_phrase, paired_options, require_coverage
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "sleep_efficiency", "stress")

@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.primitives import cutoff_tables, homa_ir, threshold_flags
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
 from wearbench.questions._helpers import thin as thin_answer
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 CARD = "prediabetes_cardiometabolic_risk"

@@ -42,10 +42,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import choose_metric, keep_share, require_coverage
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 Direction = Literal["lower_better", "higher_better", "u_shaped"]

@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.grounding import (
     BIN_DEAD_BAND,
     POLARITY,
@@ -44,10 +46,8 @@ from wearbench.grounding import (
     concordance_pass_batch,
     family_null,
 )
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import weighted_sample
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: (signal a, signal b, the physiological state they share).

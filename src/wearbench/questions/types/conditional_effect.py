@@ -35,6 +35,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.grounding import (
     EFFECT_DEAD_BAND,
     EFFECT_EDGES,
@@ -44,10 +46,8 @@ from wearbench.grounding import (
     conditional_prefilter,
     family_null,
 )
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import weighted_sample
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Option, QuestionType, question
 
 MIN_COVERAGE = 0.6

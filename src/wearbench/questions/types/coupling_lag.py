@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.grounding import (
     EMPIRICAL_PAIRS,
     MAX_LAG,
@@ -43,10 +45,8 @@ from wearbench.grounding import (
     effect_prefilter,
     spread_window,
 )
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import keep_share
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 MIN_COVERAGE = 0.7

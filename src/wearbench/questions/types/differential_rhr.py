@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._helpers import thin
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 from wearbench.questions.types.acute_strain import (
     BAND,

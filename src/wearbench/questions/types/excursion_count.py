@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import metric_phrase, require_coverage, thin
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: (metric, direction) pairs asked about.

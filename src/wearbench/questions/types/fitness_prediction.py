@@ -37,11 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.cohort import ReferenceCell, metric
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import ReferenceCell, UserContext, metric
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import keep_share, weighted_sample
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 CARD = "crf_mortality"

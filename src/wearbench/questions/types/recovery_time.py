@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.cohort import metric as metric_spec
 from wearbench.primitives import rolling_baseline, zscore
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import keep_share, require_coverage
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: (metric, direction) pairs: the direction of an adverse excursion.

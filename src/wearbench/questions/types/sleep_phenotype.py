@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from wearbench.questions._context import UserContext
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import thin
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: Option words per axis value; the words of one axis have equal lengths so that every option

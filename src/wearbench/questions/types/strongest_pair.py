@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.grounding import (
     DEFINITIONAL_PAIRS,
     EMPIRICAL_PAIRS,
@@ -61,9 +63,7 @@ from wearbench.grounding import (
     strongest_gates,
     weighted_lag_corr,
 )
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 #: Fewest days with both values for a lag's r to count (stated in the stem).

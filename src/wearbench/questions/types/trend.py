@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._labels import Labels
+from wearbench.cohort import UserContext
 from wearbench.cohort import metric as metric_spec
-from wearbench.questions._context import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import choose_metric, keep_share, metric_phrase, require_coverage
-from wearbench.questions._labels import Labels
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
 METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "stress", "sleep_efficiency")

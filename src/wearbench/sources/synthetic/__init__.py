@@ -74,6 +74,7 @@ Ground truth (``cohort.truth``; plain JSON types, every list sorted):
 """
 
 from wearbench.sources.synthetic._couplings import DEFINITIONAL, MENU, Edge
+from wearbench.sources.synthetic._episodes import Episode, TrainingBlock, UserPlan, effects
 from wearbench.sources.synthetic._synthesize import synthesize
 
-__all__ = ["DEFINITIONAL", "MENU", "Edge", "synthesize"]
+__all__ = ["DEFINITIONAL", "MENU", "Edge", "Episode", "TrainingBlock", "UserPlan", "effects", "synthesize"]

@@ -19,9 +19,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from wearbench.cohort import REFERENCE_METRICS
-from wearbench.cohort._reference import reference_percentiles
-from wearbench.cohort._resolve import MIN_DAYS_BY_METRIC
+from wearbench.cohort import MIN_DAYS_BY_METRIC, REFERENCE_METRICS, reference_percentiles
 from wearbench.sources.synthetic._chunk import demographics_frame, generate_chunk, user_ids
 from wearbench.sources.synthetic._config import CHUNK_SIZE, FloatArray, SynthParams
 from wearbench.sources.synthetic._daily import calendar

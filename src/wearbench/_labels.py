@@ -1,4 +1,4 @@
-"""The four labels every item carries (WearableQA taxonomy)."""
+"""The four labels every item carries (WearableQA taxonomy); grounding and questions both use them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Accuracy with a Wilson score interval (the interval WearableQA-style reports use)."""
+"""Accuracy with a Wilson score interval (bottom layer: bench audits and scoring both use it)."""
 
 from __future__ import annotations
 

@@ -19,16 +19,9 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.cohort import (
-    BIOMARKER_NAMES,
-    METRIC_NAMES,
-    PERCENTILES,
-    REFERENCE_METRICS,
-    Cohort,
-    ReferenceResolver,
-    age_band,
-    table_kind,
-)
+from wearbench.cohort._cohort import Cohort
+from wearbench.cohort._resolve import ReferenceResolver, table_kind
+from wearbench.cohort._schema import BIOMARKER_NAMES, METRIC_NAMES, PERCENTILES, REFERENCE_METRICS, age_band
 
 __all__ = ["REFERENCED_METRICS", "UserContext", "contexts_from_cohort"]
 
@@ -59,7 +52,7 @@ class UserContext:
             context with every item; only from a reference independent of the cohort's users
             (kind ``population``), else empty.
         resolver: Build-time only (not serialised): resolves the reference an item compares a
-            metric against (:class:`~wearbench.cohort.ReferenceResolver`); None in a stored
+            metric against (:class:`ReferenceResolver`); None in a stored
             context, whose items carry their reference cells in their graphs.
     """
 
@@ -159,8 +152,8 @@ def contexts_from_cohort(cohort: Cohort) -> dict[str, UserContext]:
     """One :class:`UserContext` per user with daily data, keyed by user id (sorted).
 
     The static ``reference`` of a context is the cohort's table only when that table is
-    independent of the cohort's users (:func:`~wearbench.cohort.table_kind` ``population``);
-    every context shares one :class:`~wearbench.cohort.ReferenceResolver` for the items.
+    independent of the cohort's users (:func:`table_kind` ``population``);
+    every context shares one :class:`ReferenceResolver` for the items.
     """
     independent = table_kind(cohort.source) == "population"
     resolver = ReferenceResolver.from_cohort(cohort, REFERENCED_METRICS)
