@@ -35,13 +35,17 @@ KINDS = [
 
 def faulty_day() -> pd.DataFrame:
     """adult#001, one day, basal-bolus, Dexcom, Insulet, random meals, the nine faults of KINDS."""
-    plan = random_faults(KINDS, 1, 1440, np.random.default_rng(12), min_duration=30, max_duration=60, min_gap=20)
+    plan = random_faults(
+        KINDS, 1, 1440, np.random.default_rng(12), min_duration=30, max_duration=60, min_gap=20
+    )
     return simulate(["adult#001"], 1, seed=12, faults=plan)
 
 
 def clean_pid_day() -> pd.DataFrame:
     """adolescent#003, one day, PID controller, GuardianRT, one 45-min run at 0.6 from minute 600."""
-    s = pd.DataFrame({"patient": [0], "start": [600], "duration": [45], "kind": ["running"], "intensity": [0.6]})
+    s = pd.DataFrame(
+        {"patient": [0], "start": [600], "duration": [45], "kind": ["running"], "intensity": [0.6]}
+    )
     exercise = (exercise_array(s, 1, 1440), s)
     return simulate(["adolescent#003"], 1, controller="pid", sensor="GuardianRT", seed=5, exercise=exercise)
 

@@ -13,6 +13,7 @@ from wearbench.sim.faults._apply import STREAMS, FaultInjector
 from wearbench.sim.faults._csv import faults_from_csv
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan, FaultWindow
 from wearbench.sim.faults._random import fault_names, random_faults
+from wearbench.sim.faults._wrap import FaultyMeals, FaultyPump, FaultySensor, faulty_stages
 
 __all__ = [
     "STREAMS",
@@ -20,7 +21,11 @@ __all__ = [
     "FaultInjector",
     "FaultPlan",
     "FaultWindow",
+    "FaultyMeals",
+    "FaultyPump",
+    "FaultySensor",
     "fault_names",
     "faults_from_csv",
+    "faulty_stages",
     "random_faults",
 ]
