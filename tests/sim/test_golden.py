@@ -14,7 +14,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wearbench.sim import exercise_array, random_faults, simulate
+from wearbench.sim import (
+    BasalBolusController,
+    PatientParams,
+    exercise_array,
+    fault_names,
+    fixed_meals,
+    initial_state,
+    load_params,
+    random_fault_plan,
+    random_faults,
+    simulate,
+)
+from wearbench.sim._loop import CGMReading, PlainMeals, PlainPump, PlainSensor, run_loop
 
 pytest.importorskip("simglucose")
 
@@ -75,3 +87,42 @@ def test_golden_faulty_day_has_every_fault() -> None:
     want = pd.read_parquet(GOLDEN / "faulty_day.parquet")
     assert sorted(set(want["label"]) - {""}) == sorted(KINDS)
     assert want["cgm"].isna().sum() > 0  # missing_signal shows NaN readings
+
+
+def test_random_fault_plan_is_the_cli_layout() -> None:
+    """2 patients x 2 days: 18 types > 4 patient-days, so 9 per patient in 320-min slots."""
+    plan = random_fault_plan(2, 2, seed=3)
+    assert len(plan.events) == 18
+    assert sorted(e.label for e in plan.events) == fault_names()
+    assert all(30 <= e.duration <= 160 for e in plan.events)  # longest = min(180, 320 // 2)
+    plan.check(2, 2 * 1440)
+    assert random_fault_plan(2, 2, seed=3) == plan
+    assert random_fault_plan(2, 2, seed=4) != plan
+
+
+def test_a_wrapped_stage_plugs_into_the_one_loop() -> None:
+    """A counterfactual sensor stage (reads 50 mg/dL high) changes the controller's view, not the truth."""
+
+    class HighSensor:
+        def __init__(self, inner: PlainSensor) -> None:
+            self.inner = inner
+
+        def read(self, minute: int, gsub: np.ndarray) -> CGMReading:
+            r = self.inner.read(minute, gsub)
+            return CGMReading(r.clean, r.shown + 50.0, r.seen + 50.0)
+
+    params = load_params(["adult#001"])
+    eaten = fixed_meals(1, 1)
+    stages = (PlainSensor(None, None), PlainMeals(), PlainPump(None, 1))
+    base = run_loop(params, initial_state(params), eaten, _ready(params), stages, 2)
+    high = (HighSensor(PlainSensor(None, None)), PlainMeals(), PlainPump(None, 1))
+    got = run_loop(params, initial_state(params), eaten, _ready(params), high, 2)
+    assert np.array_equal(got["cgm"][0], base["cgm"][0] + 50.0)
+    assert got["bolus"].sum() > base["bolus"].sum()  # correction boluses above 150 mg/dL
+    assert got["true_bg"].mean() < base["true_bg"].mean()
+
+
+def _ready(params: PatientParams) -> BasalBolusController:
+    c = BasalBolusController()
+    c.reset(params)
+    return c
