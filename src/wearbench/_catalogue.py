@@ -1,13 +1,46 @@
-"""Render the registry's catalogue (what is registered, with parameters and tags)."""
+"""Render the registry's catalogue (what is registered, with parameters and tags) for the CLI.
+
+:class:`RegistryChoice` makes a CLI option or argument whose choices are a kind's registered
+names, read from the registry only when the command runs or its help is shown.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any, cast
 
+import click
+from click.shell_completion import CompletionItem
+
+from wearbench._errors import UnknownNameError
 from wearbench._registry import Kind, registry
 
-__all__ = ["render_catalogue"]
+__all__ = ["RegistryChoice", "render_catalogue"]
+
+
+class RegistryChoice(click.ParamType[str]):
+    """A CLI choice among the registered names of ``kind`` (unknown names get close matches)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.name = kind
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        """``[a|b|c]``: the registered names."""
+        return "[" + "|".join(registry.names(self.kind)) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """The registered name, or a usage error with close matches."""
+        try:
+            return registry.get(self.kind, str(value)).name
+        except UnknownNameError as e:
+            self.fail(str(e), param, ctx)
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[CompletionItem]:
+        """Registered names starting with ``incomplete``."""
+        return [CompletionItem(n) for n in registry.names(self.kind) if n.startswith(incomplete)]
 
 
 def _args(params: dict[str, Any]) -> str:
@@ -17,9 +50,11 @@ def _args(params: dict[str, Any]) -> str:
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "primitive": ("inputs", "units", "cost"),
     "question": ("reasoning", "signals", "grounding", "dependency", "version"),
-    "adapter": ("family",),
+    "adapter": ("form", "extra"),
     "representation": ("image",),
     "loader": ("formats",),
+    "cgm_loader": ("formats", "units"),
+    "fault": ("target", "stream", "category"),
 }
 
 
