@@ -18,6 +18,10 @@ from wearbench._registry import Kind, registry
 __all__ = ["RegistryChoice", "render_catalogue"]
 
 
+class _UnknownChoice(click.ClickException):
+    exit_code = 2  # a usage error, shown on one line
+
+
 class RegistryChoice(click.ParamType[str]):
     """A CLI choice among the registered names of ``kind`` (unknown names get close matches)."""
 
@@ -30,11 +34,11 @@ class RegistryChoice(click.ParamType[str]):
         return "[" + "|".join(registry.names(self.kind)) + "]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        """The registered name, or a usage error with close matches."""
+        """The registered name; else one line with close matches, exit status 2 (a usage error)."""
         try:
             return registry.get(self.kind, str(value)).name
         except UnknownNameError as e:
-            self.fail(str(e), param, ctx)
+            raise _UnknownChoice(str(e)) from None
 
     def shell_complete(
         self, ctx: click.Context, param: click.Parameter, incomplete: str
