@@ -10,7 +10,6 @@ import json
 from typing import Any, cast
 
 import click
-from click.shell_completion import CompletionItem
 
 from wearbench._errors import UnknownNameError
 from wearbench._registry import Kind, registry
@@ -39,12 +38,6 @@ class RegistryChoice(click.ParamType[str]):
             return registry.get(self.kind, str(value)).name
         except UnknownNameError as e:
             raise _UnknownChoice(str(e)) from None
-
-    def shell_complete(
-        self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[CompletionItem]:
-        """Registered names starting with ``incomplete``."""
-        return [CompletionItem(n) for n in registry.names(self.kind) if n.startswith(incomplete)]
 
 
 def _args(params: dict[str, Any]) -> str:
