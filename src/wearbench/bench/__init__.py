@@ -1,4 +1,4 @@
-"""Benchmark builds: generation orchestration, artifact, verification, reference solvers.
+"""Benchmark builds: generation orchestration, artifact, verification.
 
 Names are imported on first use (PEP 562): reading a benchmark (``load_context``,
 ``read_items``) must not pay for the builder's imports (question types, primitives,
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from wearbench.bench._executor import Executor, LocalExecutor
     from wearbench.bench._generate import stable_rng
     from wearbench.bench._shortcut import varying_features
-    from wearbench.bench._solvers import oracle_answers, random_answers
     from wearbench.bench._verify import (
         IMPORTED_REF,
         VerifyReport,
@@ -33,7 +32,6 @@ _SOURCES = {
     "_executor": ("Executor", "LocalExecutor"),
     "_generate": ("stable_rng",),
     "_shortcut": ("varying_features",),
-    "_solvers": ("oracle_answers", "random_answers"),
     "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
@@ -50,8 +48,6 @@ __all__ = [
     "is_imported",
     "judge_options",
     "load_context",
-    "oracle_answers",
-    "random_answers",
     "read_items",
     "read_manifest",
     "stable_rng",

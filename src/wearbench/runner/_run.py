@@ -19,7 +19,7 @@ from wearbench.models import GenerateConfig, redact
 from wearbench.questions import Item, UserContext
 from wearbench.runner._bench import open_bench
 from wearbench.runner._records import ResultRow, RunInfo, Setting
-from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
+from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
 __all__ = [
@@ -61,17 +61,15 @@ def make_solver(
     *,
     api_key_env: str | None = None,
 ) -> Solver:
-    """A solver from a model spec: ``baseline:NAME`` or any chat-model spec (``openai:…`` …).
+    """A solver from a model spec in one of the forms of :func:`~wearbench.runner.spec_forms`.
 
     Raises:
-        WearbenchError: For a malformed spec (with the accepted forms).
+        WearbenchError: For a malformed spec (with the accepted forms, from the registry).
         UnknownNameError: For an unknown baseline or adapter (with close matches).
     """
     scheme, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise WearbenchError(
-            f"model spec {spec!r}: expected baseline:NAME, openai:MODEL[@URL], anthropic:MODEL or gguf:PATH"
-        )
+        raise WearbenchError(f"model spec {spec!r}: expected one of {', '.join(spec_forms())}")
     if scheme == "baseline":
         return baseline_solver(rest, items, seed=config.seed or 0)
     from wearbench.models import load_model
@@ -291,7 +289,7 @@ def evaluate(
 
     Args:
         bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
-        model: Model spec (``baseline:oracle``, ``openai:MODEL@URL``, ``anthropic:MODEL``, ``gguf:PATH``).
+        model: Model spec in a form of :func:`~wearbench.runner.spec_forms` (``baseline:oracle``, …).
         out: Run folder (one SQLite store for any number of runs).
         setting: Representation, mode and ablations (default: CSV, direct).
         limit: Evaluate only this many items (a seeded, type-spread subset).
