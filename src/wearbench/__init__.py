@@ -20,6 +20,20 @@ from wearbench.cohort import Cohort, describe_cohort, load_cohort, save_cohort, 
 if TYPE_CHECKING:
     from wearbench.report import run_demo
 
+# The one discovery mechanism: the package providing each registry kind, imported on first lookup.
+for _kind, _modules in {
+    "primitive": ("wearbench.primitives",),
+    "question": ("wearbench.primitives", "wearbench.questions.types"),
+    "adapter": ("wearbench.models",),
+    "baseline": ("wearbench.runner",),
+    "representation": ("wearbench.prompts",),
+    "loader": ("wearbench.sources.loaders",),
+    "cgm_loader": ("wearbench.cgm.sources",),
+    "fault": ("wearbench.sim.faults",),
+    "controller": ("wearbench.sim.controller",),
+}.items():
+    registry.provide(_kind, *_modules)  # type: ignore[arg-type]
+
 __all__ = [
     "Cohort",
     "CohortValidationError",

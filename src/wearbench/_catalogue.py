@@ -1,13 +1,43 @@
-"""Render the registry's catalogue (what is registered, with parameters and tags)."""
+"""Render the registry's catalogue (what is registered, with parameters and tags) for the CLI.
+
+:class:`RegistryChoice` makes a CLI option or argument whose choices are a kind's registered
+names, read from the registry only when the command runs or its help is shown.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any, cast
 
+import click
+
+from wearbench._errors import UnknownNameError
 from wearbench._registry import Kind, registry
 
-__all__ = ["render_catalogue"]
+__all__ = ["RegistryChoice", "render_catalogue"]
+
+
+class _UnknownChoice(click.ClickException):
+    exit_code = 2  # a usage error, shown on one line
+
+
+class RegistryChoice(click.ParamType[str]):
+    """A CLI choice among the registered names of ``kind`` (unknown names get close matches)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        self.name = kind
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        """``[a|b|c]``: the registered names."""
+        return "[" + "|".join(registry.names(self.kind)) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """The registered name; else one line with close matches, exit status 2 (a usage error)."""
+        try:
+            return registry.get(self.kind, str(value)).name
+        except UnknownNameError as e:
+            raise _UnknownChoice(str(e)) from None
 
 
 def _args(params: dict[str, Any]) -> str:
@@ -17,9 +47,11 @@ def _args(params: dict[str, Any]) -> str:
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "primitive": ("inputs", "units", "cost"),
     "question": ("reasoning", "signals", "grounding", "dependency", "version"),
-    "adapter": ("family",),
+    "adapter": ("form", "extra"),
     "representation": ("image",),
     "loader": ("formats",),
+    "cgm_loader": ("formats", "units"),
+    "fault": ("target", "stream", "category"),
 }
 
 

@@ -44,41 +44,6 @@ def cgm_import(source: str, path: Path, out: Path) -> None:
     click.echo(f"wrote {out}")
 
 
-def load_cgm(path: Path, source: str | None) -> tuple[str, CGMData]:
-    """A CGM dataset from an imported folder, a file or folder with a named loader, or auto-detected.
-
-    Returns:
-        (how it was read, the :class:`~wearbench.cgm.CGMData`).
-
-    Raises:
-        WearbenchError: If nothing reads it (with the loaders tried).
-    """
-    import pandas as pd
-
-    from wearbench._registry import registry
-    from wearbench.cgm import CGMData
-    from wearbench.cgm.sources import import_cgm
-
-    if not path.exists():
-        raise WearbenchError(f"{path}: no such file or folder")
-    if source is not None:
-        return source, import_cgm(source, path)[0]
-    if (path / "readings.parquet").is_file():
-        events = path / "events.parquet"
-        data = CGMData(pd.read_parquet(path / "readings.parquet"),
-                       pd.read_parquet(events) if events.is_file() else None)  # fmt: skip
-        return "imported folder", data
-    for name in registry.names("cgm_loader"):
-        try:
-            data = import_cgm(name, path)[0]
-        except WearbenchError:
-            continue
-        if len(data.readings):
-            return f"{name} (auto-detected)", data
-    tried = ", ".join(registry.names("cgm_loader"))
-    raise WearbenchError(f"{path}: no CGM loader reads it (tried {tried}); name one with --source")
-
-
 @cgm_group.command("metrics")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="CGM loader name (default: an imported folder, or auto-detect).")
@@ -100,15 +65,16 @@ def load_cgm(path: Path, source: str | None) -> tuple[str, CGMData]:
 )
 def cgm_metrics_cmd(path: Path, source: str | None, fmt: str, agp: Path | None, agp_bin: int) -> None:
     """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder)."""
+    from wearbench.cgm import read_cgm
     from wearbench.cgm.metrics import METRIC_UNITS, metrics_table
 
-    how, data = load_cgm(path, source)
+    data = read_cgm(path, source)
     table = metrics_table(data)
     written = _write_agp(data, agp, agp_bin) if agp is not None else []
     if fmt == "json":
         click.echo(json.dumps(json.loads(table.to_json(orient="records")), indent=2))
         return
-    click.echo(f"{path}: read as {how}")
+    click.echo(f"{path}: read as {data.source['read_as']}")
     shown = table.rename(columns={c: f"{c} ({u})" for c, u in METRIC_UNITS.items() if u not in ("", c)})
     click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     click.echo("glucose in mg/dL; time in/below/above range: % of readings; LBGI/HBGI unitless")
@@ -184,17 +150,12 @@ def cgm_simulate(
         simulate,
         write_simulation,
     )
-    from wearbench.sim.faults import fault_names, faults_from_csv, random_faults
+    from wearbench.sim.faults import faults_from_csv, random_fault_plan
 
     names = parse_patients(patients)
     fault_plan = None
     if faults == "random":
-        per_patient = -(-max(len(fault_names()), days * len(names)) // len(names))  # ceil, 1 per day
-        slot = days * 1440 // per_patient  # minutes per fault, so that they always fit
-        longest = max(min(180, slot // 2), 2)
-        fault_plan = random_faults(None, len(names), days * 1440, np.random.default_rng([seed, 6]),
-                                   min_duration=min(30, longest), max_duration=longest,
-                                   min_gap=min(60, slot // 4))  # fmt: skip
+        fault_plan = random_fault_plan(len(names), days, seed=seed)
     elif faults != "none":
         if not Path(faults).is_file():
             raise WearbenchError(f"--faults {faults}: not 'none', 'random' or an existing CSV file")

@@ -7,12 +7,21 @@ from pathlib import Path
 
 import click
 
+from wearbench._catalogue import RegistryChoice
 from wearbench._cli_util import _progress_bar, _show_progress
 from wearbench._errors import WearbenchError
 
 __all__ = ["eval_cmd", "export_cmd", "report_cmd", "score_cmd"]
 
-_REPRS = "row, column, csv, markdown, csv+stats, markdown+stats, plot, plot-grouped"
+
+class _ModelOption(click.Option):
+    """``--model``, whose help lists the spec forms of the registry when help is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from wearbench.runner import spec_forms
+
+        self.help = "Model spec: " + ", ".join(spec_forms()) + "."
+        return super().get_help_record(ctx)
 
 
 def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
@@ -33,10 +42,11 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
     default=None,
     help="An official WearableQA_raw.json / WearableQA.jsonl file instead of --bench.",
 )
-@click.option("--model", "model", required=True, help="baseline:oracle|random|text-only|majority-position, "
-              "openai:MODEL[@URL], anthropic:MODEL or gguf:PATH[?chat_format=gemma].")  # fmt: skip
+@click.option("--model", "model", cls=_ModelOption, required=True, metavar="SPEC",
+              help="Model spec (forms: `wearbench list baseline`, `wearbench list adapter`).")  # fmt: skip
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run folder (SQLite store).")
-@click.option("--repr", "representation", default="csv", show_default=True, help=f"One of: {_REPRS}.")
+@click.option("--repr", "representation", type=RegistryChoice("representation"), default="csv",
+              show_default=True, help="How the data is shown to the model.")  # fmt: skip
 @click.option(
     "--mode",
     type=click.Choice(["direct", "cot", "agent", "multiview"]),
@@ -102,12 +112,10 @@ def eval_cmd(
 
     Exits 1 when any item is still errored at the end (re-run the same command to retry them).
     """
-    from wearbench._registry import registry
     from wearbench.models import GenerateConfig
     from wearbench.runner import Setting, evaluate
 
     bench_dir = _bench_for(bench, official, out)
-    registry.get("representation", representation)  # unknown names fail early, with suggestions
     setting = Setting(representation, mode, ablate)  # type: ignore[arg-type]
     config = GenerateConfig(max_tokens, temperature, seed, timeout_s, retries)
     with _progress_bar(f"eval {model}", _show_progress(quiet)) as progress:

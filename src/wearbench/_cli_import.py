@@ -6,18 +6,19 @@ from pathlib import Path
 
 import click
 
+from wearbench._catalogue import RegistryChoice
+
 __all__ = ["import_cmd"]
 
 
 @click.command("import")
-@click.argument("source")
+@click.argument("source", type=RegistryChoice("loader"))
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Cohort folder to write.")
 def import_cmd(source: str, path: Path, out: Path) -> None:
     """Import PATH with the loader SOURCE into a canonical cohort with OUT/import_report.json.
 
-    SOURCE is one of apple-health, fitabase, pmdata, garmin-uom, fit, whoop, csv
-    (`wearbench list loader`).
+    SOURCE is a registered loader (`wearbench list loader`).
     """
     from wearbench.sources import REPORT_NAME, import_source
 

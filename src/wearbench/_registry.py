@@ -1,9 +1,14 @@
 """One decorator-based registry for every pluggable kind of thing.
 
-Primitives, question types, model adapters, loaders and faults are all registered
-the same way: a decorator records the object's name and metadata tags, and a
+Primitives, question types, model adapters, baselines, loaders, faults and controllers are
+all registered the same way: a decorator records the object's name and metadata tags, and a
 :class:`Spec` (kind + name + bound arguments) names exactly what produced a result,
 so any result row can be re-run from its spec alone.
+
+Discovery is one mechanism for every kind: the package that provides a kind is named once,
+by the top-level :mod:`wearbench` package (:meth:`Registry.provide`), and imported on the
+first lookup of that kind; importing it runs every decorator in it (a plugin folder calls
+:func:`import_submodules`). This module names no other package.
 
 Example:
     >>> from wearbench._registry import registry
@@ -16,38 +21,19 @@ import difflib
 import importlib
 import inspect
 import json
+import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from types import ModuleType
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from wearbench._errors import UnknownNameError, WearbenchError
 
-__all__ = ["Entry", "Kind", "Registry", "Spec", "registered", "registry"]
+__all__ = ["KINDS", "Entry", "Kind", "Registry", "Spec", "import_submodules", "registered", "registry"]
 
-Kind = Literal[
-    "primitive", "question", "adapter", "loader", "cgm_loader", "fault", "scorer", "representation"
-]
-KINDS: tuple[Kind, ...] = (
-    "primitive",
-    "question",
-    "adapter",
-    "loader",
-    "cgm_loader",
-    "fault",
-    "scorer",
-    "representation",
-)
-
-#: Modules imported on first lookup of a kind, so their decorators have run.
-_PROVIDERS: dict[str, tuple[str, ...]] = {
-    "primitive": ("wearbench.primitives",),
-    "question": ("wearbench.primitives", "wearbench.questions.types"),
-    "adapter": ("wearbench.models", "wearbench.runner"),
-    "representation": ("wearbench.prompts",),
-    "loader": ("wearbench.sources.loaders",),
-    "cgm_loader": ("wearbench.cgm.loaders",),
-    "fault": ("wearbench.sim.faults",),
-}
+Kind = Literal["primitive", "question", "adapter", "baseline", "representation", "loader", "cgm_loader",
+               "fault", "controller"]  # fmt: skip
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -123,6 +109,11 @@ class Registry:
 
     def __init__(self) -> None:
         self._entries: dict[str, dict[str, Entry]] = {k: {} for k in KINDS}
+        self._providers: dict[str, tuple[str, ...]] = {}
+
+    def provide(self, kind: Kind, *modules: str) -> None:
+        """Name the module(s) imported on the first lookup of ``kind``, so their decorators have run."""
+        self._providers[kind] = modules
 
     def register(self, kind: Kind, name: str, obj: Callable[..., Any], **tags: Any) -> Entry:
         """Register ``obj`` under ``kind``/``name``.
@@ -141,7 +132,7 @@ class Registry:
         return entry
 
     def _load(self, kind: str) -> None:
-        for module in _PROVIDERS.get(kind, ()):
+        for module in self._providers.get(kind, ()):
             importlib.import_module(module)
 
     def get(self, kind: Kind, name: str) -> Entry:
@@ -207,6 +198,17 @@ def _tag_matches(have: Any, want: Any) -> bool:
 
 
 registry = Registry()
+
+
+def import_submodules(package: ModuleType) -> None:
+    """Import every module and subpackage of ``package`` (a plugin folder), so they register.
+
+    Example:
+        >>> import_submodules(sys.modules[__name__])  # doctest: +SKIP  (in a package's __init__)
+    """
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if not info.name.startswith("__"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
 
 
 def registered(kind: Kind) -> Callable[..., Callable[[F], F]]:

@@ -13,8 +13,10 @@ from typing import Any
 
 import click
 
+from wearbench._catalogue import RegistryChoice, render_catalogue
 from wearbench._cli_util import _progress_bar, _show_progress
 from wearbench._errors import WearbenchError
+from wearbench._registry import KINDS
 from wearbench._version import __version__
 
 __all__ = ["cli", "main"]
@@ -246,14 +248,17 @@ def import_official_cmd(file: Path, out: Path) -> None:
 
 @cli.command()
 @click.argument("bench", type=click.Path(path_type=Path))
-@click.option("--solver", type=click.Choice(["random", "oracle"]), default="random", show_default=True,
-              help="random: a uniform pick (chance); oracle: replays each item's graph.")  # fmt: skip
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random solver.")
+@click.option("--solver", type=RegistryChoice("baseline"), default="random", show_default=True,
+              help="A baseline (`wearbench list baseline`); oracle replays each item's graph.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the baseline.")
 def solve(bench: Path, solver: str, seed: int) -> None:
-    """Score a reference solver on BENCH: accuracy with a 95% Wilson interval."""
+    """Score a baseline on BENCH: accuracy with a 95% Wilson interval.
+
+    The same letters as `wearbench eval --model baseline:SOLVER --seed SEED`, without a run folder.
+    """
     from wearbench.scoring import solve_benchmark
 
-    result = solve_benchmark(bench, "oracle" if solver == "oracle" else "random", seed=seed)
+    result = solve_benchmark(bench, solver, seed=seed)
     click.echo(f"{solver}: accuracy {result.overall}")
     for name, acc in result.by_type.items():
         click.echo(f"  {name}: {acc}")
@@ -262,11 +267,7 @@ def solve(bench: Path, solver: str, seed: int) -> None:
 
 
 @cli.command("list")
-@click.argument(
-    "kind",
-    type=click.Choice(["primitive", "question", "adapter", "representation", "loader"]),
-    default="primitive",
-)
+@click.argument("kind", type=click.Choice(KINDS), default="primitive")
 @click.option(
     "--format",
     "fmt",
@@ -276,9 +277,7 @@ def solve(bench: Path, solver: str, seed: int) -> None:
     help="Output: a plain list, a Markdown table or JSON.",
 )
 def list_registered(kind: str, fmt: str) -> None:
-    """List registered KIND: primitives, question types, model adapters, representations or loaders."""
-    from wearbench._catalogue import render_catalogue
-
+    """List what is registered under KIND (default: primitives)."""
     click.echo(render_catalogue(kind, fmt), nl=False)
 
 

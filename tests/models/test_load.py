@@ -97,7 +97,10 @@ def test_malformed_specs_name_the_spec_and_the_forms(monkeypatch, spec, why):
         load_model(spec)
     message = str(info.value)
     assert why in message
-    assert "accepted forms: openai:MODEL@URL, openai:MODEL, anthropic:MODEL, gguf:PATH" in message
+    assert (
+        "accepted forms: anthropic:MODEL, gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N], openai:MODEL[@URL]"
+        in message
+    )
 
 
 def test_unknown_scheme_suggests_close_match():
@@ -107,26 +110,22 @@ def test_unknown_scheme_suggests_close_match():
     assert info.value.suggestions[0] == "openai"
 
 
-def test_chat_families_are_registered_with_tags():
-    rows = {e.name: e.tags for e in registry.entries("adapter", family="chat")}
-    llm = {"family": "chat", "extra": "llm", "install": "pip install 'wearbench[llm]'"}
-    assert rows["openai"] == llm
-    assert rows["anthropic"] == llm
+def test_chat_adapters_are_registered_with_their_spec_form():
+    rows = {e.name: e.tags for e in registry.entries("adapter")}
+    assert rows["openai"] == {
+        "form": "openai:MODEL[@URL]",
+        "extra": "llm",
+        "install": "pip install 'wearbench[llm]'",
+    }
+    assert rows["anthropic"]["form"] == "anthropic:MODEL"
     assert rows["gguf"]["install"].endswith('pip install "llama-cpp-python[server]==0.3.36"')
 
 
-@pytest.fixture
-def baseline_entry():
-    name = "test-only-baseline"
-    registry.register("adapter", name, lambda rest: None, family="baseline")
-    yield name
-    registry._entries["adapter"].pop(name, None)
-
-
-def test_baseline_family_is_refused(baseline_entry):
-    for spec in (baseline_entry, f"{baseline_entry}:x"):
-        with pytest.raises(ModelError, match=f"'{baseline_entry}' is a baseline adapter, not a chat model"):
-            load_model(spec)
+def test_baselines_are_not_chat_adapters():
+    assert "random" in registry.names("baseline")
+    assert "random" not in registry.names("adapter")
+    with pytest.raises(UnknownNameError, match="unknown adapter 'baseline'"):
+        load_model("baseline:random")
 
 
 @pytest.mark.parametrize(
@@ -176,11 +175,3 @@ def test_import_is_silent_and_imports_no_sdk():
     )
     assert done.stdout == "[]\n"
     assert done.stderr == ""
-
-
-def test_runner_baselines_are_refused_when_registered():
-    baselines = [e.name for e in registry.entries("adapter", family="baseline")]
-    if "random" not in baselines:
-        pytest.skip("the runner does not register baselines yet")
-    with pytest.raises(ModelError, match="'random' is a baseline adapter, not a chat model"):
-        load_model("random")

@@ -11,13 +11,7 @@ import pytest
 import wearbench
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, contexts_from_cohort, run_graph
 from wearbench.questions._helpers import thin
-from wearbench.questions.types import acute_strain
-from wearbench.questions.types.acute_strain import (
-    COSIGNALS,
-    KEEP,
-    KEPT,
-    READINGS,
-    AcuteStrain,
+from wearbench.questions._strain import (
     State,
     candidate_ends,
     option_text,
@@ -26,6 +20,7 @@ from wearbench.questions.types.acute_strain import (
     state_of,
     strain_graph,
 )
+from wearbench.questions.types.acute_strain import COSIGNALS, KEPT, READINGS, AcuteStrain
 
 N = 60
 END = N - 1
@@ -55,15 +50,14 @@ def make_ctx(shifts: dict[str, float], days: int = 3) -> UserContext:
     return UserContext("u1", dates, metrics, {"age": 40.0, "sex": "F"}, (), {})
 
 
-def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
+#: Keeps every window: for tests about the answer, not the answer-class thinning.
+UNTHINNED = AcuteStrain(keep={})
+KEEP = AcuteStrain().keep
+
+
+def build(shifts: dict[str, float], qt: AcuteStrain | None = None) -> tuple[UserContext, Draft]:
     ctx = make_ctx(shifts)
-    return ctx, AcuteStrain().make(ctx, END, np.random.default_rng(0), CohortPool())
-
-
-@pytest.fixture
-def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every window: these tests are about the answer, not the answer-class thinning."""
-    monkeypatch.setattr(acute_strain, "KEEP", {})
+    return ctx, (qt or AcuteStrain()).make(ctx, END, np.random.default_rng(0), CohortPool())
 
 
 @pytest.mark.parametrize(
@@ -81,9 +75,8 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"hrv": -2.0}, "hrv_only"),
     ],
 )
-@pytest.mark.usefixtures("no_thinning")
 def test_planted_pattern_is_the_answer(shifts: dict[str, float], reading: str) -> None:
-    ctx, draft = build(shifts)
+    ctx, draft = build(shifts, qt=UNTHINNED)
     assert draft.correct.claim == {"reading": reading}
     evidence = draft.graph.evidence()
     options = (draft.correct, *draft.distractors)
@@ -278,7 +271,7 @@ def test_end_dates_use_weekly_quiet_candidates() -> None:
     ctx = make_ctx({})
     ctx.metrics["resting_hr"][40:43] = 75.0
     ends = AcuteStrain().end_dates(ctx)
-    assert ends == candidate_ends(ctx, 31, step=acute_strain.PLAIN_STEP, off_gap=acute_strain.OFF_GAP)
+    assert ends == candidate_ends(ctx, 31, step=7, off_gap=7)
     assert ends[0] == 42
     assert len(ends) > len(candidate_ends(ctx, 31))  # weekly plain ends add windows
 

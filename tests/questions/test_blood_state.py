@@ -9,10 +9,8 @@ import pytest
 
 from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Drop, UserContext
-from wearbench.questions.types import blood_state
 from wearbench.questions.types.blood_state import (
     ANSWER_COUNTS,
-    KEEP,
     BloodState,
     answer_weight,
     describe,
@@ -33,10 +31,9 @@ BASE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every window: these tests are about the answer, not the answer-class thinning."""
-    monkeypatch.setattr(blood_state, "KEEP", {})
+#: Keeps every window: these tests are about the answer, not the answer-class thinning.
+UNTHINNED = BloodState(keep={})
+KEEP = BloodState().keep
 
 
 def make_ctx(
@@ -64,7 +61,7 @@ def make_ctx(
 
 def build(ctx: UserContext, end: int | None = None) -> Any:
     end = ctx.n_days - 1 if end is None else end
-    return BloodState().make(ctx, end, np.random.default_rng(0), CohortPool())
+    return UNTHINNED.make(ctx, end, np.random.default_rng(0), CohortPool())
 
 
 def holds(draft: Any) -> list[bool]:
@@ -221,7 +218,7 @@ def test_distractors_are_shown_in_proportion_to_answer_counts() -> None:
     ctx = make_ctx({"fasting_glucose": 110.0, "hba1c": 5.9, "insulin": 11.8})
     shown: dict[tuple[Any, ...], int] = {}
     for seed in range(300):
-        draft = BloodState().make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
+        draft = UNTHINNED.make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
         assert holds(draft) == [True] + [False] * 9
         for o in draft.distractors:
             key = tuple(o.claim[k] for k in ("glycaemia", "insulin_resistance", "lipids", "activity"))
@@ -236,14 +233,13 @@ def test_distractors_are_shown_in_proportion_to_answer_counts() -> None:
     assert answer_weight(dict(zip(parts, rare, strict=True))) == 1.0
 
 
-def test_commonest_states_are_thinned_by_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(blood_state, "KEEP", KEEP)
+def test_commonest_states_are_thinned_by_the_seed() -> None:
     healthy = {"glycaemia": "normal", "insulin_resistance": False, "lipids": "normal", "activity": "higher"}
     rng = np.random.default_rng(0)
     reasons: list[str] = []
     for _ in range(4000):
         try:
-            thin(healthy, rng)
+            thin(healthy, KEEP, rng)
             reasons.append("kept")
         except Drop as d:
             reasons.append(d.reason)
@@ -252,4 +248,4 @@ def test_commonest_states_are_thinned_by_the_seed(monkeypatch: pytest.MonkeyPatc
     assert kept / 4000 == pytest.approx(KEEP[("normal", False, "normal", "higher")], abs=0.03)
     rare = {**healthy, "glycaemia": "diabetes"}
     for _ in range(100):
-        thin(rare, rng)  # never thinned
+        thin(rare, KEEP, rng)  # never thinned

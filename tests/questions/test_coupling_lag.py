@@ -3,34 +3,34 @@ import pytest
 
 from wearbench.cohort import METRIC_NAMES
 from wearbench.grounding import Pair
-from wearbench.questions import CohortPool, Drop, UserContext, question_type
+from wearbench.questions import CohortPool, Drop, UserContext
 from wearbench.questions.types import coupling_lag
-
-CouplingLag = question_type("coupling_lag")
+from wearbench.questions.types.coupling_lag import CouplingLag
 
 
 def test_usual_keep_thins_the_usual_sign_most_near_the_textbook_lag() -> None:
+    keep = CouplingLag().usual_keep
     pair = Pair("sleep_minutes", "hrv")  # textbook: positive, same day (lag 0)
-    assert coupling_lag.usual_keep(pair, 0, 1) == 0.025
-    assert coupling_lag.usual_keep(pair, -1, 1) == 0.03
-    assert coupling_lag.usual_keep(pair, 1, 1) == 0.04
-    assert coupling_lag.usual_keep(pair, 2, 1) == 0.25
-    assert coupling_lag.usual_keep(pair, -3, 1) == 0.6
-    assert coupling_lag.usual_keep(pair, 0, -1) == 1.0  # the opposite sign: not thinned
-    assert coupling_lag.usual_keep(pair, 3, -1) == 1.0
-    assert coupling_lag.usual_keep(Pair("stress", "steps"), 0, 1) == 1.0  # no textbook entry
+    assert coupling_lag.usual_keep(pair, 0, 1, keep) == 0.025
+    assert coupling_lag.usual_keep(pair, -1, 1, keep) == 0.03
+    assert coupling_lag.usual_keep(pair, 1, 1, keep) == 0.04
+    assert coupling_lag.usual_keep(pair, 2, 1, keep) == 0.25
+    assert coupling_lag.usual_keep(pair, -3, 1, keep) == 0.6
+    assert coupling_lag.usual_keep(pair, 0, -1, keep) == 1.0  # the opposite sign: not thinned
+    assert coupling_lag.usual_keep(pair, 3, -1, keep) == 1.0
+    assert coupling_lag.usual_keep(Pair("stress", "steps"), 0, 1, keep) == 1.0  # no textbook entry
     # steps -> resting HR: usual lag +1 (driver first), negative; lag 0 is one day early
-    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 0, -1) == 0.03
-    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 3, -1) == 0.25
+    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 0, -1, keep) == 0.03
+    assert coupling_lag.usual_keep(Pair("steps", "resting_hr"), 3, -1, keep) == 0.25
 
 
-def test_a_textbook_answer_is_kept_at_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(coupling_lag, "USUAL_KEEP", {0: 0.2})  # a share 40 draws can measure
+def test_a_textbook_answer_is_kept_at_its_share() -> None:
+    qt = CouplingLag(usual_keep={0: 0.2})  # a share 40 draws can measure
     ctx = _ctx(plant=("sleep_minutes", "hrv", 0, 0.9), seed=3)
     kept, reasons = 0, set()
     for seed in range(40):
         try:
-            CouplingLag().make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
+            qt.make(ctx, ctx.n_days - 1, np.random.default_rng(seed), CohortPool())
             kept += 1
         except Drop as e:
             reasons.add(str(e))
@@ -56,10 +56,9 @@ def _holds(draft, qt) -> list[bool]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("lag", "beta"), [(1, 0.95), (-2, -0.95), (0, 0.9)])
-def test_planted_lag_and_sign(lag: int, beta: float, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(coupling_lag, "USUAL_KEEP", {})  # no thinning of the textbook answer here
+def test_planted_lag_and_sign(lag: int, beta: float) -> None:
     ctx = _ctx(plant=("sleep_minutes", "hrv", lag, beta), seed=abs(lag) + 3)
-    qt = CouplingLag()
+    qt = CouplingLag(usual_keep={})  # no thinning of the textbook answer here
     draft = qt.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
     first = draft.correct.claim["first"]
     asked = lag if first == "sleep_minutes" else -lag  # asked about hrv with sleep: lag negated

@@ -10,9 +10,8 @@ import pytest
 
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions._helpers import thin
-from wearbench.questions.types import differential_rhr
-from wearbench.questions.types.acute_strain import State, option_text, state_of, strain_graph
-from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEEP, KEPT, DifferentialRhr
+from wearbench.questions._strain import State, option_text, state_of, strain_graph
+from wearbench.questions.types.differential_rhr import COSIGNALS, EXPLANATIONS, KEPT, DifferentialRhr
 
 N = 60
 END = N - 1
@@ -41,15 +40,14 @@ def make_ctx(shifts: dict[str, float]) -> UserContext:
     return UserContext("u1", dates, metrics, {"age": 40.0, "sex": "M"}, (), {})
 
 
-def build(shifts: dict[str, float]) -> tuple[UserContext, Draft]:
+#: Keeps every window: for tests about the answer, not the answer-class thinning.
+UNTHINNED = DifferentialRhr(keep={})
+KEEP = DifferentialRhr().keep
+
+
+def build(shifts: dict[str, float], qt: DifferentialRhr | None = None) -> tuple[UserContext, Draft]:
     ctx = make_ctx(shifts)
-    return ctx, DifferentialRhr().make(ctx, END, np.random.default_rng(0), CohortPool())
-
-
-@pytest.fixture
-def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every window: these tests are about the answer, not the answer-class thinning."""
-    monkeypatch.setattr(differential_rhr, "KEEP", {})
+    return ctx, (qt or DifferentialRhr()).make(ctx, END, np.random.default_rng(0), CohortPool())
 
 
 @pytest.mark.parametrize(
@@ -67,9 +65,8 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
         ({}, "unexplained"),
     ],
 )
-@pytest.mark.usefixtures("no_thinning")
 def test_planted_profile_is_the_answer(shifts: dict[str, float], explanation: str) -> None:
-    ctx, draft = build(UP | shifts)
+    ctx, draft = build(UP | shifts, qt=UNTHINNED)
     assert draft.correct.claim == {"explanation": explanation}
     evidence = draft.graph.evidence()
     options = (draft.correct, *draft.distractors)

@@ -14,7 +14,12 @@ from wearbench.questions.types.excursion_count import ExcursionCount
 N = 98
 END = N - 1
 WINDOW_START = N - mod.SPAN_DAYS  # record index of the span's first day
-METRICS = sorted({m for m, _ in mod.SIGNALS})
+DEFAULT = ExcursionCount()
+METRICS = sorted({m for m, _ in DEFAULT.signals})
+#: No thinning: these tests are about the count, not the answer-class balance.
+KEEP_ALL = ExcursionCount(keep_share={})
+#: Resting HR above its baseline at k = 1.5 only.
+ABOVE = ExcursionCount(keep_share={}, signals=(("resting_hr", "above"),), ks={1.5: 1.0})
 
 
 def base() -> np.ndarray:
@@ -27,24 +32,9 @@ def make_ctx(values: np.ndarray) -> UserContext:
     return UserContext("u1", dates, {m: values.copy() for m in METRICS}, {"age": 50.0, "sex": "F"}, (), {})
 
 
-#: The module's table, read before the autouse fixture replaces it.
-KEEP_TABLE = mod.KEEP_SHARE
-
-
-@pytest.fixture(autouse=True)
-def keep_every_count(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "KEEP_SHARE", {})
-
-
-@pytest.fixture
-def above(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "SIGNALS", (("resting_hr", "above"),))
-    monkeypatch.setattr(mod, "KS", {1.5: 1.0})
-
-
-def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
+def build(values: np.ndarray, qt: ExcursionCount = ABOVE, seed: int = 0) -> tuple[UserContext, Draft]:
     ctx = make_ctx(values)
-    return ctx, ExcursionCount().make(ctx, END, np.random.default_rng(seed), CohortPool())
+    return ctx, qt.make(ctx, END, np.random.default_rng(seed), CohortPool())
 
 
 def holds(draft: Draft) -> list[bool]:
@@ -52,7 +42,6 @@ def holds(draft: Draft) -> list[bool]:
     return [ExcursionCount.check(o.claim, evidence) for o in (draft.correct, *draft.distractors)]
 
 
-@pytest.mark.usefixtures("above")
 @pytest.mark.parametrize("spikes", [[], [WINDOW_START + 3], [45, 52, 60], [43, 44, 50, 51, 52, 66]])
 def test_planted_runs_are_counted(spikes: list[int]) -> None:
     values = base()
@@ -66,19 +55,17 @@ def test_planted_runs_are_counted(spikes: list[int]) -> None:
     assert run_graph(json.loads(json.dumps(draft.graph.to_json())), ctx) == draft.graph.evidence()
 
 
-def test_below_excursions(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "SIGNALS", (("hrv", "below"),))
-    monkeypatch.setattr(mod, "KS", {2.0: 1.0})
+def test_below_excursions() -> None:
+    below = ExcursionCount(keep_share={}, signals=(("hrv", "below"),), ks={2.0: 1.0})
     values = base()
     values[[47, 58]] -= 10.0
     values[55] += 10.0  # an excursion in the other direction does not count
-    _, draft = build(values)
+    _, draft = build(values, below)
     assert draft.correct.claim["lo"] == 2
     assert "below" in draft.question
     assert "≤ −2" in draft.question
 
 
-@pytest.mark.usefixtures("above")
 def test_runs_before_the_window_are_not_counted() -> None:
     values = base()
     values[[30, 35]] += 10.0  # in the baseline span only
@@ -88,7 +75,6 @@ def test_runs_before_the_window_are_not_counted() -> None:
     assert len(draft.graph.evidence()["runs"]) == 3
 
 
-@pytest.mark.usefixtures("above")
 def test_nine_or_more_runs_are_the_open_top_option() -> None:
     values = base()
     values[[44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84]] += 10.0  # eleven one-day runs
@@ -105,7 +91,6 @@ def test_every_option_has_one_number_and_one_template() -> None:
     assert texts[-1] == "Excursions: 9 or more"
 
 
-@pytest.mark.usefixtures("above")
 def test_day_on_the_threshold_is_dropped() -> None:
     values = base()
     past = values[50 - 28 : 50]
@@ -114,7 +99,6 @@ def test_day_on_the_threshold_is_dropped() -> None:
         build(values)
 
 
-@pytest.mark.usefixtures("above")
 def test_run_straddling_the_window_start_is_dropped() -> None:
     values = base()
     values[[WINDOW_START - 1, WINDOW_START]] += 10.0
@@ -122,7 +106,6 @@ def test_run_straddling_the_window_start_is_dropped() -> None:
         build(values)
 
 
-@pytest.mark.usefixtures("above")
 def test_sparse_window_is_dropped() -> None:
     values = base()
     values[WINDOW_START : WINDOW_START + 15] = np.nan
@@ -130,19 +113,19 @@ def test_sparse_window_is_dropped() -> None:
         build(values)
 
 
-@pytest.mark.usefixtures("above")
-def test_common_counts_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "KEEP_SHARE", {k: {0: 0.0} for k in mod.KS})
+def test_common_counts_are_subsampled() -> None:
+    never_zero = ExcursionCount(signals=ABOVE.signals, ks=ABOVE.ks, keep_share={1.5: {0: 0.0}})
     with pytest.raises(Drop, match="thinned for balance"):
-        build(base())
+        build(base(), never_zero)
 
 
 def test_keep_share_is_per_threshold() -> None:
     # two runs are rare at k = 1 (kept) but the commonest counts at k = 2 (thinned)
-    assert KEEP_TABLE[1.0].get(2, 1.0) == 1.0
-    assert KEEP_TABLE[2.0][2] == 0.11
-    assert KEEP_TABLE[1.5][3] == 0.15
-    assert set(KEEP_TABLE) == set(mod.KS)
+    table = DEFAULT.keep_share
+    assert table[1.0].get(2, 1.0) == 1.0
+    assert table[2.0][2] == 0.11
+    assert table[1.5][3] == 0.15
+    assert set(table) == set(DEFAULT.ks)
 
 
 def test_check_on_hand_made_evidence() -> None:

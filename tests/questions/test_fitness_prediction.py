@@ -12,7 +12,6 @@ from wearbench.cohort import ReferenceCell, ReferenceResolver
 from wearbench.cohort import _resolve as resolve_module
 from wearbench.cohort._external import ExternalReference
 from wearbench.questions import CohortPool, Drop, UserContext, graph_references, run_graph
-from wearbench.questions.types import fitness_prediction
 from wearbench.questions.types.fitness_prediction import (
     BANDS,
     CUT_DEAD_BAND,
@@ -52,8 +51,8 @@ def every_third(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def build(ctx: UserContext) -> Any:
-    return FitnessPrediction().make(ctx, N - 1, np.random.default_rng(0), CohortPool())
+def build(ctx: UserContext, qt: FitnessPrediction | None = None) -> Any:
+    return (qt or FitnessPrediction()).make(ctx, N - 1, np.random.default_rng(0), CohortPool())
 
 
 def test_high_fitness_improving() -> None:
@@ -78,19 +77,18 @@ def flat_vo2() -> np.ndarray:
     return every_third(np.where(np.arange(N) % 2 == 0, 36.0, 38.0) + np.sin(np.arange(N)))
 
 
-def test_below_median_no_clear_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fitness_prediction, "KEEP_UNCLEAR", 1.0)  # about the answer, not thinning
-    assert dict(build(make_ctx(flat_vo2())).correct.claim) == {
+def test_below_median_no_clear_change() -> None:
+    keep_all = FitnessPrediction(keep_unclear=1.0)  # about the answer, not thinning
+    assert dict(build(make_ctx(flat_vo2()), keep_all).correct.claim) == {
         "band": "below_median",
         "risk": "higher",
         "trend": "no_clear_change",
     }
 
 
-def test_unclear_trend_windows_are_thinned(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fitness_prediction, "KEEP_UNCLEAR", 0.0)
+def test_unclear_trend_windows_are_thinned() -> None:
     with pytest.raises(Drop, match="thinned"):
-        build(make_ctx(flat_vo2()))
+        build(make_ctx(flat_vo2()), FitnessPrediction(keep_unclear=0.0))
 
 
 def test_low_and_declining() -> None:

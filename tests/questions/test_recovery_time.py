@@ -14,7 +14,9 @@ from wearbench.questions.types.recovery_time import RecoveryTime
 N = 130
 END = N - 1
 ONSET = 100  # record index of the planted episode's first day
-METRICS = sorted({m for m, _ in mod.SIGNALS})
+METRICS = sorted({m for m, _ in RecoveryTime().signals})
+#: Resting HR above its baseline only, recent recoveries kept.
+QT = RecoveryTime(signals=(("resting_hr", "above"),), gap_full=0)
 
 
 def base() -> np.ndarray:
@@ -35,15 +37,9 @@ def make_ctx(values: np.ndarray) -> UserContext:
     return UserContext("u1", dates, {m: values.copy() for m in METRICS}, {"age": 30.0, "sex": "M"}, (), {})
 
 
-@pytest.fixture(autouse=True)
-def resting_hr_above(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "SIGNALS", (("resting_hr", "above"),))
-    monkeypatch.setattr(mod, "GAP_FULL", 0)  # keep recent recoveries
-
-
-def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
+def build(values: np.ndarray, seed: int = 0, qt: RecoveryTime = QT) -> tuple[UserContext, Draft]:
     ctx = make_ctx(values)
-    return ctx, RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
+    return ctx, qt.make(ctx, END, np.random.default_rng(seed), CohortPool())
 
 
 @pytest.mark.parametrize("days", [1, 3, 9, 12])
@@ -66,7 +62,7 @@ def test_answer_position_is_spread_over_the_shown_days() -> None:
     ctx = make_ctx(episode(base(), ONSET, 4))
     positions = set()
     for seed in range(60):
-        draft = RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
+        draft = QT.make(ctx, END, np.random.default_rng(seed), CohortPool())
         shown = sorted(o.text for o in (draft.correct, *draft.distractors))
         positions.add(shown.index(draft.correct.text))
     assert positions == set(range(mod.N_OPTIONS))
@@ -77,7 +73,7 @@ def test_shown_days_never_run_past_the_end_date() -> None:
     reasons = set()
     for seed in range(30):
         try:
-            draft = RecoveryTime().make(ctx, END, np.random.default_rng(seed), CohortPool())
+            draft = QT.make(ctx, END, np.random.default_rng(seed), CohortPool())
         except Drop as drop:
             reasons.add(drop.reason)
             continue
@@ -120,14 +116,14 @@ def test_later_day_on_the_excursion_threshold_is_dropped() -> None:
         build(values)
 
 
-def test_recent_recoveries_are_subsampled(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mod, "GAP_FULL", 10_000)
+def test_recent_recoveries_are_subsampled() -> None:
+    far = RecoveryTime(signals=QT.signals, gap_full=10_000)
     with pytest.raises(Drop, match="thinned for balance"):
-        build(episode(base(), ONSET, 1))
-    assert mod.gap_keep_share(10_000) == 1.0
-    monkeypatch.setattr(mod, "GAP_FULL", 40)
-    assert mod.gap_keep_share(40) == 1.0
-    assert mod.gap_keep_share(10) == pytest.approx(np.exp(-1.0))
+        build(episode(base(), ONSET, 1), qt=far)
+    assert far.gap_keep_share(10_000) == 1.0
+    default = RecoveryTime()  # gap_full 40, gap_scale 30
+    assert default.gap_keep_share(40) == 1.0
+    assert default.gap_keep_share(10) == pytest.approx(np.exp(-1.0))
 
 
 def test_check_on_hand_made_evidence() -> None:

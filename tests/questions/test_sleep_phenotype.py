@@ -10,11 +10,9 @@ import pytest
 from wearbench.bench import varying_features
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
 from wearbench.questions._helpers import thin
-from wearbench.questions.types import sleep_phenotype
 from wearbench.questions.types.sleep_phenotype import (
     CONTINUITY,
     DURATION,
-    KEEP,
     TIMING,
     SleepPhenotype,
     classify,
@@ -45,15 +43,16 @@ def make_ctx(sleep: float, efficiency: float, regularity: float, reference: bool
     return UserContext("u1", dates, metrics, {"age": 40.0, "sex": "F"}, (), REFERENCE if reference else {})
 
 
-def build(*args: float, seed: int = 0, reference: bool = True) -> tuple[UserContext, Draft]:
+#: Keeps every window: for tests about the answer, not the answer-class thinning.
+UNTHINNED = SleepPhenotype(keep={})
+KEEP = SleepPhenotype().keep
+
+
+def build(
+    *args: float, seed: int = 0, reference: bool = True, qt: SleepPhenotype | None = None
+) -> tuple[UserContext, Draft]:
     ctx = make_ctx(*args, reference=reference)
-    return ctx, SleepPhenotype().make(ctx, END, np.random.default_rng(seed), POOL)
-
-
-@pytest.fixture
-def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every window: these tests are about the answer, not the answer-class thinning."""
-    monkeypatch.setattr(sleep_phenotype, "KEEP", {})
+    return ctx, (qt or SleepPhenotype()).make(ctx, END, np.random.default_rng(seed), POOL)
 
 
 @pytest.mark.parametrize(
@@ -64,11 +63,10 @@ def no_thinning(monkeypatch: pytest.MonkeyPatch) -> None:
         (490.0, 92.0, 60.0, ("long", "consolidated", "irregular")),  # ~P92
     ],
 )
-@pytest.mark.usefixtures("no_thinning")
 def test_planted_phenotype_is_the_answer(
     sleep: float, efficiency: float, regularity: float, phenotype: tuple[str, str, str]
 ) -> None:
-    ctx, draft = build(sleep, efficiency, regularity)
+    ctx, draft = build(sleep, efficiency, regularity, qt=UNTHINNED)
     claim = draft.correct.claim
     assert (claim["duration"], claim["continuity"], claim["timing"]) == phenotype
     assert claim["regularity_median"] == 40.0
@@ -116,9 +114,8 @@ def test_common_phenotypes_are_thinned_by_the_seed() -> None:
     assert outcomes == {"kept", "answer class thinned for balance"}
 
 
-@pytest.mark.usefixtures("no_thinning")
 def test_percentile_evidence_is_interpolated_from_the_reference() -> None:
-    _, draft = build(405.0, 86.0, 70.0)
+    _, draft = build(405.0, 86.0, 70.0, qt=UNTHINNED)
     evidence = draft.graph.evidence()
     assert evidence["sleep_minutes_pct"] == pytest.approx(37.5)  # halfway between P25 390 and P50 420
     assert evidence["sleep_efficiency_pct"] == pytest.approx(37.5)  # halfway between P25 84 and P50 88

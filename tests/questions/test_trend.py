@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from wearbench.questions import CohortPool, Draft, Drop, UserContext, run_graph
-from wearbench.questions.types import trend
 from wearbench.questions.types.trend import METRICS, N_BINS, Trend, ci_in_dead_band, ladder_edges
 
 N = 60
@@ -29,9 +28,9 @@ def ramp(slope: float, wiggle: float = 0.2) -> np.ndarray:
     return 60.0 + slope * t + wiggle * np.where(t % 2 == 0, 1.0, -1.0)
 
 
-def build(values: np.ndarray, seed: int = 0) -> tuple[UserContext, Draft]:
+def build(values: np.ndarray, seed: int = 0, qt: Trend | None = None) -> tuple[UserContext, Draft]:
     ctx = make_ctx(values)
-    return ctx, Trend().make(ctx, N - 1, np.random.default_rng(seed), POOL)
+    return ctx, (qt or Trend()).make(ctx, N - 1, np.random.default_rng(seed), POOL)
 
 
 def holds(draft: Draft) -> list[bool]:
@@ -93,32 +92,29 @@ def test_no_trend_option_is_always_offered_with_nine_directional_claims() -> Non
     assert len(directions) == 9  # one of the ten directional distractors was left out
 
 
-def test_flat_window_is_no_clear_trend(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(trend, "NO_TREND_SHARE", 1.0)
+def test_flat_window_is_no_clear_trend() -> None:
     values = 60.0 + 3.0 * np.sin(np.arange(N) * 2.0)  # bounded noise, no drift
-    _, draft = build(values)
+    _, draft = build(values, qt=Trend(no_trend_share=1.0))
     evidence = draft.graph.evidence()
     assert evidence["lo"] < 0 < evidence["hi"]
     assert draft.correct.claim["direction"] == "none"
     assert holds(draft) == [True] + [False] * 9
 
 
-def test_flat_window_is_subsampled_for_balance(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(trend, "NO_TREND_SHARE", 0.0)
+def test_flat_window_is_subsampled_for_balance() -> None:
     with pytest.raises(Drop, match="thinned for balance"):
-        build(60.0 + 3.0 * np.sin(np.arange(N) * 2.0))
+        build(60.0 + 3.0 * np.sin(np.arange(N) * 2.0), qt=Trend(no_trend_share=0.0))
 
 
-def test_change_never_lies_in_an_edge_dead_band(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_change_never_lies_in_an_edge_dead_band() -> None:
     for seed in range(20):
         _, draft = build(ramp(0.5), seed)
         change = abs(draft.graph.evidence()["slope"]) * 27
         edges = sorted({o.claim["lo"] for o in (draft.correct, *draft.distractors) if "lo" in o.claim})[1:]
         width = edges[1] - edges[0]
-        assert all(abs(change - e) > trend.DEAD_BAND * width for e in edges)
-    monkeypatch.setattr(trend, "MAX_TRIES", 0)
+        assert all(abs(change - e) > Trend().dead_band * width for e in edges)
     with pytest.raises(Drop, match="dead-band of a magnitude edge"):
-        build(ramp(0.5))
+        build(ramp(0.5), qt=Trend(max_tries=0))
 
 
 def test_constant_window_is_dropped_as_knife_edge() -> None:
@@ -134,11 +130,11 @@ def test_sparse_window_is_dropped() -> None:
 
 
 def test_ci_dead_band() -> None:
-    assert ci_in_dead_band(0.05, 1.05)  # lower bound within 10% of the width from zero
-    assert not ci_in_dead_band(0.2, 1.2)
-    assert ci_in_dead_band(-1.0, 0.05)
-    assert not ci_in_dead_band(-0.5, 0.5)  # clearly includes zero
-    assert ci_in_dead_band(0.0, 0.0)
+    assert ci_in_dead_band(0.05, 1.05, 0.1)  # lower bound within 10% of the width from zero
+    assert not ci_in_dead_band(0.2, 1.2, 0.1)
+    assert ci_in_dead_band(-1.0, 0.05, 0.1)
+    assert not ci_in_dead_band(-0.5, 0.5, 0.1)  # clearly includes zero
+    assert ci_in_dead_band(0.0, 0.0, 0.1)
 
 
 def test_check_on_hand_made_evidence() -> None:

@@ -1,4 +1,4 @@
-"""Benchmark builds: generation orchestration, artifact, verification, reference solvers.
+"""Benchmark builds: generation orchestration, artifact, verification.
 
 Names are imported on first use (PEP 562): reading a benchmark (``load_context``,
 ``read_items``) must not pay for the builder's imports (question types, primitives,
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from wearbench.bench._pool import build_pool
     from wearbench.bench._prior import prior_answers
     from wearbench.bench._shortcut import text_only_answers, varying_features
-    from wearbench.bench._solvers import oracle_answers, random_answers
     from wearbench.bench._verify import (
         IMPORTED_REF,
         VerifyReport,
@@ -37,7 +36,6 @@ _SOURCES = {
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
     "_shortcut": ("text_only_answers", "varying_features"),
-    "_solvers": ("oracle_answers", "random_answers"),
     "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
@@ -59,9 +57,7 @@ __all__ = [
     "is_imported",
     "judge_options",
     "load_context",
-    "oracle_answers",
     "prior_answers",
-    "random_answers",
     "read_items",
     "read_manifest",
     "render_datasheet",

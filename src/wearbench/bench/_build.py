@@ -16,13 +16,13 @@ from wearbench.bench._assemble import assemble
 from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
 from wearbench.bench._executor import Executor, LocalExecutor
-from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_names
+from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_instances
 from wearbench.bench._official_mix import match_official as official_mix
 from wearbench.bench._pool import build_pool
 from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
-from wearbench.questions import UserContext, contexts_from_cohort, question_type
+from wearbench.questions import QuestionType, UserContext, contexts_from_cohort
 
 __all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
 
@@ -41,12 +41,11 @@ class BuildResult:
 
 
 def _null_fdr(
-    names: Sequence[str], contexts: Sequence[UserContext], seed: int
+    types: Sequence[QuestionType], contexts: Sequence[UserContext], seed: int
 ) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for name in names:
-        qt = question_type(name)()
-        for family, v in qt.null_statistics(contexts, stable_rng(seed, "null-test", name)).items():
+    for qt in types:  # a population-grounded type without null statistics raises here
+        for family, v in qt.null_statistics(contexts, stable_rng(seed, "null-test", qt.name)).items():
             observed, null = float(v["observed"]), float(v["null"])
             fdr = null / observed if observed > 0 else float("inf")
             out[family] = {"null": null, "observed": observed, "fdr": fdr}
@@ -64,13 +63,13 @@ def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pe
 
 def _generate(
     contexts: Mapping[str, UserContext],
-    names: tuple[str, ...],
+    types: tuple[QuestionType, ...],
     seed: int,
     executor: Executor,
     progress: Callable[[int, int], None] | None,
 ) -> tuple[list[Pending], Counter[str]]:
-    pool = build_pool(list(contexts.values()), types=names)
-    tasks = [UserTask(ctx, names, seed, pool) for ctx in contexts.values()]
+    pool = build_pool(list(contexts.values()), types=types)
+    tasks = [UserTask(ctx, types, seed, pool) for ctx in contexts.values()]
     pending: list[Pending] = []
     drops: Counter[str] = Counter()
     result: UserResult
@@ -89,20 +88,25 @@ def _why(stats: Mapping[str, Any]) -> str:
 
 
 def _manifest(
-    cohort: Cohort, names: Sequence[str], seed: int, max_per_type: int | None, stats: Mapping[str, Any]
+    cohort: Cohort,
+    types: Sequence[QuestionType],
+    seed: int,
+    max_per_type: int | None,
+    stats: Mapping[str, Any],
 ) -> dict[str, Any]:
     manifest: dict[str, Any] = {
         "wearbench_version": __version__,
         "seed": seed,
         "cohort_hash": content_hash(cohort),
         "cohort_source": dict(cohort.source),
-        "types": {n: question_type(n).version for n in names},
+        "types": {qt.name: qt.version for qt in types},
         "max_per_type": max_per_type,
         "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
     }
     if "match_official" in stats:
         mix = stats["match_official"]
         manifest["match_official"] = {k: mix[k] for k in ("n_before", "n_after", "target", "achieved")}
+    manifest["specs"] = {qt.name: qt.spec() for qt in types}  # every constructor parameter's value
     return manifest
 
 
@@ -110,7 +114,7 @@ def build_benchmark(
     cohort: Cohort | str | Path,
     out: str | Path,
     *,
-    types: Sequence[str] | None = None,
+    types: Sequence[str | QuestionType] | None = None,
     max_per_type: int | None = None,
     seed: int = 0,
     workers: int = 1,
@@ -123,7 +127,9 @@ def build_benchmark(
     Args:
         cohort: A cohort or its folder.
         out: Benchmark folder to write.
-        types: Question types to build (default: every registered type).
+        types: Question types to build, by name (default parameters) or as configured instances,
+            e.g. ``Trend(no_trend_share=0.1)`` (default: every registered type, defaults); the
+            manifest's ``specs`` records every type's parameters.
         max_per_type: Keep at most this many items per type (a seeded, user-spread selection).
         seed: Seed; with the same cohort it fixes every output byte.
         workers: Local worker processes (ignored when ``executor`` is given).
@@ -141,10 +147,11 @@ def build_benchmark(
     check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
     if not isinstance(cohort, Cohort):
         cohort = load_cohort(cohort)
-    names = type_names(types)
+    qts = type_instances(types)
+    names = tuple(qt.name for qt in qts)
     contexts = contexts_from_cohort(cohort)
-    pending, drops = _generate(contexts, names, seed, executor or LocalExecutor(workers), progress)
-    null_fdr = _null_fdr(names, list(contexts.values()), seed)
+    pending, drops = _generate(contexts, qts, seed, executor or LocalExecutor(workers), progress)
+    null_fdr = _null_fdr(qts, list(contexts.values()), seed)
     rejected = {fam for fam, v in null_fdr.items() if v["fdr"] > MAX_FDR}
     for p in pending:
         if p.grounding_ref in rejected:
@@ -162,6 +169,6 @@ def build_benchmark(
         stats["match_official"] = mix
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
     stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    manifest = _manifest(cohort, names, seed, max_per_type, stats)
+    manifest = _manifest(cohort, qts, seed, max_per_type, stats)
     write_artifact(Path(out), items, contexts, manifest, render_datasheet(stats, manifest))
     return BuildResult(Path(out), len(items), stats, manifest)

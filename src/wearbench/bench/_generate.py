@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.questions import (
     HISTORY_DAYS,
@@ -22,7 +23,16 @@ from wearbench.questions import (
     question_type,
 )
 
-__all__ = ["Pending", "UserResult", "UserTask", "generate_user", "stable_rng", "type_names"]
+__all__ = [
+    "Pending",
+    "UserResult",
+    "UserTask",
+    "generate_user",
+    "instantiate",
+    "stable_rng",
+    "type_instances",
+    "type_names",
+]
 
 
 def stable_rng(seed: int, *keys: str) -> np.random.Generator:
@@ -56,10 +66,10 @@ class Pending:
 
 @dataclass(frozen=True)
 class UserTask:
-    """Everything one worker needs for one user."""
+    """Everything one worker needs for one user (``types``: instances, or names for the defaults)."""
 
     ctx: UserContext
-    types: tuple[str, ...]
+    types: tuple[str | QuestionType, ...]
     seed: int
     pool: CohortPool
 
@@ -124,9 +134,30 @@ def _one_type(qt: QuestionType, task: UserTask, result: UserResult) -> None:
 def generate_user(task: UserTask) -> UserResult:
     """Run the requested types on one user; deterministic in (seed, type, user, end date)."""
     result = UserResult(task.ctx.user_id)
-    for name in task.types:
-        _one_type(question_type(name)(), task, result)
+    for qt in task.types:
+        _one_type(instantiate(qt), task, result)
     return result
+
+
+def instantiate(qt: str | QuestionType) -> QuestionType:
+    """``qt`` itself, or the registered type called ``qt`` with its default parameters."""
+    return qt if isinstance(qt, QuestionType) else question_type(qt)()
+
+
+def type_instances(requested: Sequence[str | QuestionType] | None) -> tuple[QuestionType, ...]:
+    """Validated question types sorted by name (every registered type, defaults, when None).
+
+    Raises:
+        WearbenchError: Two requested types share a name (item ids would collide).
+    """
+    if not requested:
+        return tuple(question_type(n)() for n in registry.names("question"))
+    named = {
+        instantiate(registry.get("question", t).name if isinstance(t, str) else t).name: t for t in requested
+    }
+    if len(named) != len(requested):
+        raise WearbenchError(f"question types requested twice: {sorted(named)} from {len(requested)} entries")
+    return tuple(instantiate(named[n]) for n in sorted(named))
 
 
 def type_names(requested: Sequence[str] | None) -> tuple[str, ...]:

@@ -6,15 +6,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wearbench.bench._generate import instantiate
 from wearbench.cohort import METRIC_NAMES
 from wearbench.primitives import nan_stat, ols_slope
-from wearbench.questions import WINDOW_DAYS, CohortPool, UserContext, question_type
+from wearbench.questions import WINDOW_DAYS, CohortPool, QuestionType, UserContext
 
 __all__ = ["build_pool"]
 
 
 def build_pool(
-    contexts: Sequence[UserContext], window_days: int = WINDOW_DAYS, types: Sequence[str] = ()
+    contexts: Sequence[UserContext],
+    window_days: int = WINDOW_DAYS,
+    types: Sequence[str | QuestionType] = (),
 ) -> CohortPool:
     """Per-metric means and OLS slopes of every non-overlapping window of every user.
 
@@ -31,8 +34,8 @@ def build_pool(
                     means[m].append(nan_stat(s, stat="mean"))
                     slopes[m].append(ols_slope(s).slope)
     extra: dict[str, np.ndarray] = {}
-    for name in types:
-        extra.update(question_type(name)().cohort_distributions(contexts))
+    for qt in types:
+        extra.update(instantiate(qt).cohort_distributions(contexts))
     return CohortPool(
         window_means={m: np.asarray(v, dtype=float) for m, v in means.items()},
         window_slopes={m: np.asarray(v, dtype=float) for m, v in slopes.items()},

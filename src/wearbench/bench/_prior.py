@@ -32,6 +32,7 @@ import numpy as np
 from wearbench._stats import Accuracy, accuracy
 from wearbench.grounding import DEFINITIONAL_PAIRS, LOCKSTEP_PAIRS
 from wearbench.questions import LETTERS, Item
+from wearbench.questions.types.cohort_position import reading
 from wearbench.questions.types.conditional_effect import USUAL_DIRECTION
 from wearbench.questions.types.coupling_lag import USUAL_COUPLING
 
@@ -236,8 +237,6 @@ def _band_mass(band: str) -> float:
 
 def _cohort_position(question: str, options: Sequence[OptionSpec]) -> np.ndarray:
     """Exclude readings that contradict the metric's direction; then the likeliest band."""
-    from wearbench.questions.types.cohort_position import reading
-
     out = []
     for c in _claims(options):
         try:

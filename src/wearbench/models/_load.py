@@ -1,11 +1,7 @@
 """Model specs → chat model adapters, through the ``adapter`` registry.
 
-Accepted specs::
-
-    openai:MODEL@URL        an OpenAI-compatible server at URL (e.g. http://127.0.0.1:8080/v1)
-    openai:MODEL            URL from env OPENAI_BASE_URL, else the OpenAI API
-    anthropic:MODEL         the Anthropic API (key from env ANTHROPIC_API_KEY)
-    gguf:PATH[?chat_format=gemma&n_ctx=4096&n_threads=2]   a local GGUF file, in-process
+Each adapter declares its spec form in its ``form`` tag (``wearbench list adapter``); the
+grammar in error messages and in ``wearbench eval --help`` is generated from those tags.
 """
 
 from __future__ import annotations
@@ -18,21 +14,20 @@ from wearbench.models._gguf import GGUF_INSTALL_HINT
 from wearbench.models._openai import LLM_INSTALL_HINT
 from wearbench.models._types import ChatModel, ModelError
 
-__all__ = ["SPEC_FORMS", "load_model"]
-
-SPEC_FORMS = "openai:MODEL@URL, openai:MODEL, anthropic:MODEL, gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]"
+__all__ = ["load_model"]
 
 adapter = registered("adapter")
 _KEYED = ("openai", "anthropic")
 
 
 def _malformed(spec: str, why: str) -> ModelError:
-    return ModelError(f"malformed model spec {spec!r}: {why}; accepted forms: {SPEC_FORMS}")
+    forms = ", ".join(str(e.tags["form"]) for e in registry.entries("adapter"))
+    return ModelError(f"malformed model spec {spec!r}: {why}; accepted forms: {forms}")
 
 
-@adapter("openai", family="chat", extra="llm", install=LLM_INSTALL_HINT)
+@adapter("openai", form="openai:MODEL[@URL]", extra="llm", install=LLM_INSTALL_HINT)
 def openai_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
-    """OpenAI-compatible chat completions: ``openai:MODEL@URL`` or ``openai:MODEL``."""
+    """OpenAI-compatible chat completions at URL, else env OPENAI_BASE_URL, else the OpenAI API."""
     from wearbench.models._openai import OpenAIChat
 
     model, at, url = rest.partition("@")
@@ -41,9 +36,9 @@ def openai_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
     return OpenAIChat(model, base_url=url or None, api_key_env=api_key_env)
 
 
-@adapter("anthropic", family="chat", extra="llm", install=LLM_INSTALL_HINT)
+@adapter("anthropic", form="anthropic:MODEL", extra="llm", install=LLM_INSTALL_HINT)
 def anthropic_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
-    """Anthropic Messages API: ``anthropic:MODEL``."""
+    """Anthropic Messages API (key from env ANTHROPIC_API_KEY)."""
     from wearbench.models._anthropic import AnthropicChat
 
     if not rest or "@" in rest or "?" in rest:
@@ -61,9 +56,9 @@ def _positive_int(spec: str, key: str, value: str) -> int:
     return number
 
 
-@adapter("gguf", family="chat", install=GGUF_INSTALL_HINT)
+@adapter("gguf", form="gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]", install=GGUF_INSTALL_HINT)
 def gguf_adapter(rest: str) -> ChatModel:
-    """Local GGUF file run in-process: ``gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]``."""
+    """A local GGUF file run in-process (llama-cpp-python)."""
     from wearbench.models._gguf import GGUFChat
 
     spec = f"gguf:{rest}"
@@ -88,7 +83,7 @@ def load_model(spec: str, *, api_key_env: str | None = None) -> ChatModel:
     """Build the chat model adapter a spec names.
 
     Args:
-        spec: ``SCHEME:REST``, one of the forms in :data:`SPEC_FORMS`.
+        spec: ``SCHEME:REST``, in the ``form`` of a registered adapter.
         api_key_env: Environment variable whose value is the key for the spec's URL
             (``openai`` and ``anthropic`` only). Without it a provider key goes only to the
             provider's own host, and other URLs get no key.
@@ -98,8 +93,8 @@ def load_model(spec: str, *, api_key_env: str | None = None) -> ChatModel:
 
     Raises:
         UnknownNameError: If the scheme is not a registered adapter (with close matches).
-        ModelError: If the spec is malformed, names a baseline rather than a chat model, the
-            SDK is missing (the message gives the install command), or a key is missing.
+        ModelError: If the spec is malformed, the SDK is missing (the message gives the install
+            command), or a key is missing.
     """
     scheme, colon, rest = spec.strip().partition(":")
     if not colon:
@@ -109,11 +104,6 @@ def load_model(spec: str, *, api_key_env: str | None = None) -> ChatModel:
             raise _malformed(spec, f"no 'SCHEME:' prefix ({e})") from e
     else:
         entry = registry.get("adapter", scheme)
-    family = entry.tags.get("family")
-    if family != "chat":
-        raise ModelError(
-            f"model spec {spec!r}: {scheme!r} is a {family or 'non-chat'} adapter, not a chat model"
-        )
     if not colon or not rest:
         raise _malformed(spec, f"nothing after {scheme!r}")
     if api_key_env is None:

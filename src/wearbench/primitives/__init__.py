@@ -11,6 +11,9 @@ Example:
     1.0
 """
 
+import sys
+
+from wearbench._registry import import_submodules
 from wearbench.primitives._aggregate import PeriodTable, WeekSplit, period_aggregate, weekday_weekend
 from wearbench.primitives._baselines import MAD_TO_SD, Baseline, robust_zscore, rolling_baseline, zscore
 from wearbench.primitives._blood import Flag, homa_ir, threshold_flags
@@ -70,14 +73,4 @@ __all__ = [
 ]
 
 
-# Register every primitive module, including ones not re-exported above.
-def _register_all() -> None:
-    import importlib
-    import pkgutil
-
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") and info.name not in ("__init__", "__main__"):
-            importlib.import_module(f"{__name__}.{info.name}")
-
-
-_register_all()
+import_submodules(sys.modules[__name__])  # register every primitive module, re-exported or not

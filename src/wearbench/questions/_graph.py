@@ -34,7 +34,15 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.cohort import PERCENTILES, ReferenceCell, UserContext, age_band
 
-__all__ = ["Graph", "Ref", "graph_references", "jsonable", "run_graph"]
+__all__ = ["Drop", "Graph", "Ref", "graph_references", "jsonable", "run_graph"]
+
+
+class Drop(Exception):
+    """Raised by a question type (or its graph) when it cannot pose a well-defined question here."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def jsonable(value: Any) -> Any:
@@ -221,8 +229,6 @@ class Graph:
 
     def _resolve(self, metric: str) -> ReferenceCell:
         """The resolver's cell, or (contexts without one) the context's static percentiles."""
-        from wearbench.questions._qtype import Drop  # _qtype imports this module
-
         if self.ctx.resolver is None:
             pct = self.ctx.reference.get(metric)
             if not pct:

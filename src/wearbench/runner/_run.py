@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from wearbench._errors import WearbenchError
+from wearbench.agent import require_bwrap
 from wearbench.bench import load_context
 from wearbench.models import GenerateConfig, load_model, redact
 from wearbench.prompts import Setting
@@ -21,7 +22,7 @@ from wearbench.questions import Item, UserContext
 from wearbench.runner._bench import open_bench
 from wearbench.runner._chat import ChatSolver
 from wearbench.runner._records import ResultRow, RunInfo
-from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver
+from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
 __all__ = [
@@ -63,17 +64,15 @@ def make_solver(
     *,
     api_key_env: str | None = None,
 ) -> Solver:
-    """A solver from a model spec: ``baseline:NAME`` or any chat-model spec (``openai:…`` …).
+    """A solver from a model spec in one of the forms of :func:`~wearbench.runner.spec_forms`.
 
     Raises:
-        WearbenchError: For a malformed spec (with the accepted forms).
+        WearbenchError: For a malformed spec (with the accepted forms, from the registry).
         UnknownNameError: For an unknown baseline or adapter (with close matches).
     """
     scheme, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise WearbenchError(
-            f"model spec {spec!r}: expected baseline:NAME, openai:MODEL[@URL], anthropic:MODEL or gguf:PATH"
-        )
+        raise WearbenchError(f"model spec {spec!r}: expected one of {', '.join(spec_forms())}")
     if scheme == "baseline":
         return baseline_solver(rest, items, seed=config.seed or 0)
     return ChatSolver(load_model(spec, api_key_env=api_key_env), store, config)
@@ -290,7 +289,7 @@ def evaluate(
 
     Args:
         bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
-        model: Model spec (``baseline:oracle``, ``openai:MODEL@URL``, ``anthropic:MODEL``, ``gguf:PATH``).
+        model: Model spec in a form of :func:`~wearbench.runner.spec_forms` (``baseline:oracle``, …).
         out: Run folder (one SQLite store for any number of runs).
         setting: Representation, mode and ablations (default: CSV, direct).
         limit: Evaluate only this many items (a seeded, type-spread subset).
@@ -309,8 +308,6 @@ def evaluate(
     setting = setting or Setting()
     config = config or GenerateConfig()
     if setting.mode == "agent" and not model.startswith("baseline:"):
-        from wearbench.agent import require_bwrap
-
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     opened = open_bench(bench)
     items = select_items(opened.items, limit, seed=config.seed or 0)

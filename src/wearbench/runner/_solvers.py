@@ -1,9 +1,9 @@
-"""Solvers: what answers an item. Baselines are registered adapters; chat models go through prompts.
+"""Solvers: what answers an item. Baselines are registered ``baseline``s; chat models go through prompts.
 
 Every solver takes a :class:`Sample` (an item and its user's context) and a
 :class:`~wearbench.runner.Setting`, and returns an :class:`Answer`; the runner stores it.
-Baselines (registered under kind ``adapter`` with ``family="baseline"``, spec
-``baseline:NAME``):
+Baselines (registry kind ``baseline``, spec ``baseline:NAME``; ``wearbench solve`` and
+``wearbench eval --model baseline:NAME`` both run them through :func:`~wearbench.runner.evaluate`):
 
 - ``random`` — a uniformly random letter per item (seeded by item id);
 - ``majority-position`` — always the letter that is most often correct in the benchmark;
@@ -22,15 +22,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from wearbench._errors import WearbenchError
 from wearbench._registry import registered, registry
 from wearbench.bench import stable_rng
 from wearbench.prompts import Setting
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
 
-__all__ = ["Answer", "Sample", "Solver", "baseline_solver"]
+__all__ = ["Answer", "Sample", "Solver", "baseline_solver", "spec_forms"]
 
-adapter = registered("adapter")
+baseline = registered("baseline")
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class _OracleSolver:
         return None
 
 
-@adapter("random", family="baseline")
+@baseline("random")
 def _random(items: Sequence[Item], seed: int) -> Solver:
     """Uniformly random letter per item (seeded by item id)."""
     n = len(LETTERS)
@@ -122,7 +121,7 @@ def _random(items: Sequence[Item], seed: int) -> Solver:
     )
 
 
-@adapter("majority-position", family="baseline")
+@baseline("majority-position")
 def _majority(items: Sequence[Item], seed: int) -> Solver:
     """Always the letter most often correct in the benchmark (ties: the earliest letter)."""
     counts = Counter(i.answer for i in items)
@@ -130,13 +129,13 @@ def _majority(items: Sequence[Item], seed: int) -> Solver:
     return _TableSolver("baseline:majority-position", {i.id: best for i in items})
 
 
-@adapter("oracle", family="baseline")
+@baseline("oracle")
 def _oracle(items: Sequence[Item], seed: int) -> Solver:
     """Replays each item's computation graph of registered primitives (scores 100% by design)."""
     return _OracleSolver()
 
 
-@adapter("text-only", family="baseline")
+@baseline("text-only")
 def _text_only(items: Sequence[Item], seed: int) -> Solver:
     """Logistic regression on option text only (no data), cross-fitted by user folds per type."""
     from wearbench.bench import text_only_answers  # imported here: it pulls in the builder
@@ -144,7 +143,7 @@ def _text_only(items: Sequence[Item], seed: int) -> Solver:
     return _TableSolver("baseline:text-only", text_only_answers(items, seed=seed))
 
 
-@adapter("prior", family="baseline")
+@baseline("prior")
 def _prior(items: Sequence[Item], seed: int) -> Solver:
     """Textbook physiology and option logic only (no data); ties broken by a seeded hash of the id."""
     from wearbench.bench import prior_answers  # imported here: it pulls in the question types
@@ -153,16 +152,17 @@ def _prior(items: Sequence[Item], seed: int) -> Solver:
 
 
 def baseline_solver(name: str, items: Sequence[Item], seed: int = 0) -> Solver:
-    """A registered baseline by name (``random``, ``majority-position``, ``oracle``, ``text-only``, …).
-
-    The baselines are ``random``, ``majority-position``, ``oracle``, ``text-only`` and ``prior``.
+    """The registered baseline ``name`` (``wearbench list baseline``) over ``items``.
 
     Raises:
-        UnknownNameError: With close matches, if no adapter has that name.
-        WearbenchError: If the adapter is not a baseline.
+        UnknownNameError: With close matches, if no baseline has that name.
     """
-    entry = registry.get("adapter", name)
-    if entry.tags.get("family") != "baseline":
-        raise WearbenchError(f"adapter {name!r} is not a baseline; use its own spec form (e.g. {name}:MODEL)")
-    factory: Callable[[Sequence[Item], int], Solver] = entry.obj
+    factory: Callable[[Sequence[Item], int], Solver] = registry.get("baseline", name).obj
     return factory(items, seed)
+
+
+def spec_forms() -> list[str]:
+    """Every accepted model spec form, generated from the registry: baselines, then chat adapters."""
+    return [f"baseline:{{{'|'.join(registry.names('baseline'))}}}"] + [
+        str(e.tags["form"]) for e in registry.entries("adapter")
+    ]

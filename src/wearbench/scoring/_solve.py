@@ -1,31 +1,31 @@
-"""Score a reference solver (random guessing or the primitive-replaying oracle) on a benchmark."""
+"""Score a registered baseline on a benchmark: ``evaluate(bench, "baseline:NAME")``, no run folder kept."""
 
 from __future__ import annotations
 
+import tempfile
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from wearbench._stats import Accuracy, accuracy
-from wearbench.bench import is_imported, oracle_answers, random_answers, read_items
+from wearbench.models import GenerateConfig
 from wearbench.questions import Item
+from wearbench.runner import RunStore, evaluate
 
-__all__ = ["SolveResult", "Solver", "score_answers", "solve_benchmark"]
-
-Solver = Literal["random", "oracle"]
+__all__ = ["SolveResult", "score_answers", "solve_benchmark"]
 
 
 @dataclass(frozen=True)
 class SolveResult:
-    """Accuracy of one solver on one benchmark.
+    """Accuracy of one baseline on one benchmark.
 
     Attributes:
-        solver: Solver name.
+        solver: Baseline name (``wearbench list baseline``).
         overall: Accuracy over every scored item.
         by_type: Accuracy per question type.
-        n_skipped: Imported items the oracle cannot answer (no graph); not scored.
+        n_skipped: Items the baseline could not answer (the oracle on imported items: no
+            graph to replay); not scored.
     """
 
     solver: str
@@ -44,26 +44,25 @@ def score_answers(items: Sequence[Item], answers: Mapping[str, str]) -> tuple[Ac
     return accuracy(k, len(items)), by_type
 
 
-def solve_benchmark(bench: str | Path, solver: Solver = "random", *, seed: int = 0) -> SolveResult:
-    """Run a reference solver on a benchmark folder and score it.
+def solve_benchmark(bench: str | Path, solver: str = "random", *, seed: int = 0) -> SolveResult:
+    """Run the baseline ``solver`` with :func:`~wearbench.runner.evaluate` and score it.
+
+    The same letters as ``wearbench eval --model baseline:NAME --seed SEED`` (one code path);
+    the run store goes to a temporary folder and is deleted.
 
     Args:
         bench: Benchmark folder.
-        solver: ``random`` (uniform letter per item, seeded) or ``oracle`` (replays each graph).
-        seed: Seed of the random solver.
+        solver: A registered baseline (``random``, ``oracle``, ``prior``, …).
+        seed: Seed of the baseline (``random``, ``text-only``, ``prior``).
 
     Raises:
-        ValueError: If ``solver`` is unknown.
+        UnknownNameError: If ``solver`` is not a registered baseline (with close matches).
     """
-    items = read_items(Path(bench))
-    skipped = 0
-    if solver == "random":
-        answers = random_answers(items, seed)
-    elif solver == "oracle":
-        derivable = [i for i in items if not is_imported(i)]
-        skipped = len(items) - len(derivable)
-        items, answers = derivable, oracle_answers(derivable, bench)
-    else:
-        raise ValueError(f"unknown solver {solver!r}; valid: random, oracle")
+    with tempfile.TemporaryDirectory(prefix="wearbench-solve-") as tmp:
+        summary = evaluate(bench, f"baseline:{solver}", tmp, config=GenerateConfig(seed=seed))
+        with RunStore(tmp) as store:
+            rows = store.rows(summary.info.run_id) if summary.recorded else []
+    answers = {r.item_id: r.letter or "" for r in rows if r.error is None}
+    items = [i for i in summary.items if i.id in answers]
     overall, by_type = score_answers(items, answers)
-    return SolveResult(solver, overall, by_type, skipped)
+    return SolveResult(solver, overall, by_type, len(summary.items) - len(items))

@@ -20,7 +20,14 @@ from __future__ import annotations
 from wearbench.sim._simulate import simulate
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
-from wearbench.sim.faults import FaultEvent, FaultPlan, fault_names, faults_from_csv, random_faults
+from wearbench.sim.faults import (
+    FaultEvent,
+    FaultPlan,
+    fault_names,
+    faults_from_csv,
+    random_fault_plan,
+    random_faults,
+)
 from wearbench.sim.patient import (
     PatientParams,
     PatientState,
@@ -61,6 +68,7 @@ __all__ = [
     "meals_from_csv",
     "parse_patients",
     "patient_names",
+    "random_fault_plan",
     "random_faults",
     "random_meals",
     "rhs",

@@ -33,6 +33,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._folder import replaced_folder
 from wearbench._version import __version__
+from wearbench.cgm import EVENTS_FILE, READINGS_FILE, write_cgm_tables
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
 
@@ -130,14 +131,11 @@ def _write_simulation(
     sampled = frame[frame["minute"] % sample_time == 0]
     t_s = time[sampled.index]
     subject = sampled["patient"].astype(str)
-    pd.DataFrame(
-        {"subject_id": subject, "time": t_s, "glucose": sampled["cgm"].astype("float64")}
-    ).to_parquet(out / "readings.parquet", index=False)
     truth = {"subject_id": subject, "time": t_s, "true_bg": sampled["true_bg"], "cgm": sampled["cgm"]}
     if faults is not None:
         truth["cgm_clean"] = sampled["cgm_clean"]
     pd.DataFrame(truth).to_parquet(out / "truth.parquet", index=False)
-    names = ["readings.parquet", "truth.parquet", "events.parquet"]
+    names = [READINGS_FILE, "truth.parquet", EVENTS_FILE]
     if faults is not None:
         _write_faults(frame, out, sampled, subject, t_s, faults, pd.Timestamp(start))
         names += ["labels.parquet", "faults.parquet"]
@@ -157,8 +155,9 @@ def _write_simulation(
             "kind": "exercise", "value": exercise["duration"].astype("float64").to_numpy(), "unit": "min",
             "detail": [f"{k}@{v:.2f}" for k, v in zip(exercise["kind"], exercise["intensity"], strict=True)],
         }))  # fmt: skip
-    pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]).to_parquet(
-        out / "events.parquet", index=False
+    readings = pd.DataFrame({"subject_id": subject, "time": t_s, "glucose": sampled["cgm"].astype("float64")})
+    write_cgm_tables(
+        readings, pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]), out
     )
     files = {name: _sha(out / name) for name in names}
     manifest = {"wearbench_version": __version__, "source": "wearbench.sim", "params": dict(params),

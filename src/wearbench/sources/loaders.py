@@ -1,10 +1,6 @@
-"""Imports every real-data loader so its ``@loader`` registration runs (registry provider)."""
+"""Imports every real-data loader package so its ``@loader`` registration runs (registry provider)."""
 
-import importlib
-import importlib.util
+from wearbench import sources
+from wearbench._registry import import_submodules
 
-_PACKAGES = ("apple_health", "fitbit", "garmin", "whoop", "tabular")
-
-for _name in _PACKAGES:
-    if importlib.util.find_spec(f"wearbench.sources.{_name}") is not None:  # loaders land one by one
-        importlib.import_module(f"wearbench.sources.{_name}")
+import_submodules(sources)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
-from wearbench.cgm._record import CGMData
+from wearbench.cgm._record import CGMData, write_cgm_tables
 from wearbench.sources import ImportLog, run_loader
 
 __all__ = ["import_cgm", "import_report"]
@@ -58,11 +58,8 @@ def _sha256(file: Path) -> str:
 def _write(data: CGMData, report: dict[str, Any], out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        written = [out / "readings.parquet"]
-        data.readings.to_parquet(written[0], index=False)
-        if data.events is not None and not data.events.empty:
-            written.append(out / "events.parquet")
-            data.events.to_parquet(written[-1], index=False)
+        events = data.events if data.events is not None and not data.events.empty else None
+        written = write_cgm_tables(data.readings, events, out)
         written.append(out / REPORT_NAME)
         written[-1].write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         manifest = {

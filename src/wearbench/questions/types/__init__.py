@@ -1,8 +1,7 @@
 """The registered question types, one module each; importing this package registers them all."""
 
-import importlib
-import pkgutil
+import sys
 
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if not _module.startswith("_"):
-        importlib.import_module(f"{__name__}.{_module}")
+from wearbench._registry import import_submodules
+
+import_submodules(sys.modules[__name__])

@@ -22,6 +22,7 @@ percentile rank within 3 points of P25, P50 or P75, or the relative change withi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,7 @@ def option(level: str, relation: str) -> Option:
 
 
 @question()
+@dataclass(frozen=True)
 class ActivityRecommendation(QuestionType):
     """Which step-count recommendation follows from habitual steps, peers and the user's usual level."""
 

@@ -17,6 +17,7 @@ Dead-bands (drop, never approximate): the top day must itself be an excursion
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ def _label(date: np.datetime64) -> str:
 
 
 @question()
+@dataclass(frozen=True)
 class Anomaly(QuestionType):
     """Which day of the 28-day window deviates most from the personal baseline."""
 

@@ -22,7 +22,7 @@ each state is the answer, so every state is shown about ten times as often as it
 written in one template whose slots are single words (only the glycaemia word varies in
 length). The stem states every cut-off with its number (:func:`cutoff_text`, read from the
 cut-off table), so the state is derivable from the prompt alone. Windows whose state is one of
-the commonest answers are thinned at random (:data:`KEEP`, seeded by the item's ``rng``).
+the commonest answers are thinned at random (:attr:`BloodState.keep`, seeded by the item's ``rng``).
 Dead-bands:
 a panel is dropped when moving any biomarker by a small analytical margin (glucose 2 mg/dL,
 HbA1c 0.05 %, TG 3 mg/dL, HDL 1 mg/dL, HOMA-IR 0.1) would change its part of the state; a
@@ -32,6 +32,7 @@ window is dropped when the steps percentile lies within 5 percentile points of t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ from wearbench.primitives import cutoff_tables, homa_ir, threshold_flags
 from wearbench.questions._graph import Graph, Ref
 from wearbench.questions._helpers import require_coverage, weighted_sample
 from wearbench.questions._helpers import thin as thin_answer
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
 
 CARD = "prediabetes_cardiometabolic_risk"
 PANEL = ("fasting_glucose", "hba1c", "insulin", "triglycerides", "hdl", "ldl", "total_cholesterol")
@@ -156,16 +157,7 @@ def _key(state: Mapping[str, Any]) -> tuple[str, bool, str, str]:
     return (state["glycaemia"], bool(state["insulin_resistance"]), state["lipids"], state["activity"])
 
 
-#: Share of windows kept per state (the rest are dropped, so the next candidate end is tried):
-#: all-normal panels are ~40 % of raw answers; no state should be far above a tenth of a type's
-#: answers, since one shown in every item yet correct more often than one time in ten is a class
-#: prior no choice of distractors can hide.
-KEEP: dict[tuple[str, bool, str, str], float] = {
-    ("normal", False, "normal", "lower"): 0.3,
-    ("normal", False, "normal", "higher"): 0.11,
-    ("prediabetes", True, "high_tg", "lower"): 0.6,
-}
-#: Answer counts per state (after :data:`KEEP`), measured on full builds of
+#: Answer counts per state (after :attr:`BloodState.keep`), measured on full builds of
 #: ``wearbench.synth(200, 500, seed=s)`` for seeds 0 and 1 (summed; states never seen are 0).
 #: Distractors are drawn with these weights (plus one), so that a state is shown roughly in
 #: proportion to how often it is the answer: P(correct | shown) is near chance for every
@@ -215,9 +207,11 @@ def answer_weight(state: Mapping[str, Any]) -> float:
     return ANSWER_COUNTS.get(_key(state), 0.0) + 1.0
 
 
-def thin(state: Mapping[str, Any], rng: np.random.Generator) -> None:
-    """Drop a share ``1 − KEEP`` of the windows whose answer is ``state`` (seeded by ``rng``)."""
-    thin_answer(_key(state), KEEP, rng)
+def thin(
+    state: Mapping[str, Any], keep: Mapping[tuple[str, bool, str, str], float], rng: np.random.Generator
+) -> None:
+    """Drop a share ``1 − keep[state]`` of the windows whose answer is ``state`` (seeded by ``rng``)."""
+    thin_answer(_key(state), keep, rng)
 
 
 def _all_states() -> list[dict[str, Any]]:
@@ -231,8 +225,24 @@ def _all_states() -> list[dict[str, Any]]:
 
 
 @question()
+@dataclass(frozen=True)
 class BloodState(QuestionType):
-    """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level."""
+    """Cardiometabolic blood state (glycaemia, insulin resistance, lipids) crossed with activity level.
+
+    Attributes:
+        keep: Share of windows kept per state (the rest are dropped, so the next candidate end
+            is tried): all-normal panels are ~40 % of raw answers; no state should be far above
+            a tenth of a type's answers, since one shown in every item yet correct more often
+            than one time in ten is a class prior no choice of distractors can hide.
+    """
+
+    keep: Mapping[tuple[str, bool, str, str], float] = table(
+        {
+            ("normal", False, "normal", "lower"): 0.3,
+            ("normal", False, "normal", "higher"): 0.11,
+            ("prediabetes", True, "high_tg", "lower"): 0.6,
+        }
+    )
 
     name = "blood_state"
     version = 5
@@ -274,7 +284,7 @@ class BloodState(QuestionType):
         evidence = g.evidence()
         states = _all_states()
         correct_state = next(s for s in states if self.check(s, evidence))
-        thin(correct_state, rng)
+        thin(correct_state, self.keep, rng)
         others = [s for s in states if s is not correct_state]
         picked = weighted_sample(others, [answer_weight(s) for s in others], 9, rng)
         distractors = tuple(Option(describe(s), s) for s in picked)

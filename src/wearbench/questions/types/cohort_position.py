@@ -27,7 +27,7 @@ are the ten bands, each with the reading the stated rule gives it, in one templa
 rank 0.40 to 0.50 among peers: an intermediate position for long-term risk"). No option
 contradicts the rule, and a priori each band holds a tenth of peers, so neither the option text
 nor physiology knowledge singles one out. Dead-band: windows whose median lies within
-:data:`DEAD_BAND` of a band's width from a cut are dropped (relative to the local band width,
+:attr:`CohortPosition.dead_band` of a band's width from a cut are dropped (relative to the local band width,
 so every band loses about the same share); the two outer bands, which lose only one edge and
 collect the extra spread of a 28-day median, are thinned (:data:`KEEP_OUTER`) so that each band
 stays about equally often the answer. Sleep
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -63,8 +64,6 @@ BANDS: tuple[str, ...] = ("<P10", *(f"P{a}-P{b}" for a, b in itertools.pairwise(
 #: Readings change at these percentiles (the extreme quintiles).
 LOW_BELOW, HIGH_ABOVE = 20, 80
 READINGS = ("less_favourable", "typical", "more_favourable")
-#: Dead-band half-width as a share of the narrower band next to a cut.
-DEAD_BAND = 0.1
 #: Share of outer-band windows kept. The outer bands lose only one edge to the dead-band, and a
 #: 28-day median is more dispersed than the per-user long-term medians the reference is made of,
 #: so more windows land in them; measured on the default build (200 users x 500 days, seed 0),
@@ -140,8 +139,15 @@ def near_cut(value: float, cuts: Mapping[int, float], share: float) -> bool:
 
 
 @question()
+@dataclass(frozen=True)
 class CohortPosition(QuestionType):
-    """Decile of a 28-day median among age- and sex-matched peers, with the stated reading of that decile."""
+    """Decile of a 28-day median among age- and sex-matched peers, with the stated reading of that decile.
+
+    Attributes:
+        dead_band: Dead-band half-width as a share of the narrower band next to a cut.
+    """
+
+    dead_band: float = 0.1
 
     name = "cohort_position"
     version = 4
@@ -159,7 +165,7 @@ class CohortPosition(QuestionType):
         require_coverage(s.value, 0.7, metric)
         median = g.output("median", g.call("nan_stat", s, stat="median"))
         band = g.output("band", g.call("percentile_band", median, ref))
-        if near_cut(float(median.value), ref.value, DEAD_BAND):
+        if near_cut(float(median.value), ref.value, self.dead_band):
             raise Drop("median within the dead-band of a percentile cut")
         if band.value in KEEP_OUTER:
             keep_share(KEEP_OUTER[str(band.value)], rng)

@@ -30,6 +30,7 @@ runs the same gates on mismatched users.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,7 @@ def _grades() -> str:
 
 
 @question()
+@dataclass(frozen=True)
 class Concordance(QuestionType):
     """Whether two linked signals moved together in health terms over the window, and how tightly."""
 

@@ -217,6 +217,7 @@ def _definitions() -> str:
 
 
 @question()
+@dataclass(frozen=True)
 class ConditionalEffect(QuestionType):
     """Which reading (family, direction and size) of responses after personal lows/highs holds."""
 

@@ -17,7 +17,7 @@ days: ...``; lag 0 is ``+0``, not "same day"). The window of lags is placed so t
 position among the five is spread evenly over items (:func:`wearbench.grounding.spread_window`
 with :data:`LAG_PRIOR`), so neither an extreme nor a middle lag number gives the answer away;
 the opposite sign at the correct lag is always shown. Windows whose answer is the textbook
-sign (:data:`USUAL_COUPLING`) are thinned (:data:`USUAL_KEEP`), the most at or next to the
+sign (:data:`USUAL_COUPLING`) are thinned (:attr:`CouplingLag.usual_keep`), the most at or next to the
 usual lag, so that the usual and the opposite sign are about equally often the answer and
 physiology alone (usual sign, usual lag or one day off) does not pick it. Pattern family:
 ``coupling:<x>-><y>``; its cross-user null test uses the same gates.
@@ -26,6 +26,7 @@ physiology alone (usual sign, usual lag or one day off) does not pick it. Patter
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,7 @@ from wearbench.grounding import (
 )
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import keep_share
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
 
 MIN_COVERAGE = 0.7
 #: Fewest days with both values for a lag's r to count (stated in the stem).
@@ -88,15 +89,6 @@ USUAL_COUPLING: Mapping[str, tuple[int, int]] = {
     "exercise_minutes->mets": (0, 1),
     "exercise_minutes->exercise_count": (0, 1),
 }
-#: Share kept of the windows whose answer has the usual sign, by the answer's lag minus the
-#: usual lag (driver-to-response order; offsets not listed: 1). Planted and real couplings
-#: mostly follow the textbook (about 85% of raw answers have the usual sign, most of them
-#: within a day of the usual lag), so a model that knows only physiology would pick the usual
-#: sign and lag. Thinning usual-sign answers, the most near the usual lag, makes the usual and
-#: the opposite sign about equally often the answer and flattens the lags within the usual sign,
-#: so no textbook guess (usual sign at the usual lag, a day earlier or later) beats chance; the
-#: windows tried per user go up instead (``max_per_user`` is reached later).
-USUAL_KEEP: Mapping[int, float] = {0: 0.025, -1: 0.03, 1: 0.04, -2: 0.2, 2: 0.25, -3: 0.6, 3: 0.6}
 
 
 def usual_offset(pair: Pair, lag: int, sign: int) -> int | None:
@@ -107,10 +99,14 @@ def usual_offset(pair: Pair, lag: int, sign: int) -> int | None:
     return lag - usual[0]
 
 
-def usual_keep(pair: Pair, lag: int, sign: int) -> float:
-    """Keep share of a window whose answer (driver-first lag, sign) is ``lag``, ``sign``."""
+def usual_keep(pair: Pair, lag: int, sign: int, keep: Mapping[int, float]) -> float:
+    """Keep share of a window whose answer (driver-first lag, sign) is ``lag``, ``sign``.
+
+    ``keep`` maps the offset from the usual lag (usual sign only) to a share
+    (:attr:`CouplingLag.usual_keep`).
+    """
     offset = usual_offset(pair, lag, sign)
-    return 1.0 if offset is None else USUAL_KEEP.get(offset, 1.0)
+    return 1.0 if offset is None else keep.get(offset, 1.0)
 
 
 def _lag_text(lag: int, sign: int) -> str:
@@ -140,7 +136,9 @@ def _options(
     return make(lag, sign), [make(lg, s) for lg, s in combos if (lg, s) != (lag, sign)]
 
 
-def _find(ctx: UserContext, end: int, window: int, rng: np.random.Generator) -> tuple[Pair, CouplingOutcome]:
+def _find(
+    ctx: UserContext, end: int, window: int, keep: Mapping[int, float], rng: np.random.Generator
+) -> tuple[Pair, CouplingOutcome]:
     spans = {m: ctx.span(m, end, window) for p in EMPIRICAL_PAIRS for m in (p.x, p.y)}
     covered = [
         p
@@ -166,14 +164,31 @@ def _find(ctx: UserContext, end: int, window: int, rng: np.random.Generator) -> 
     # several pairs pass: prefer rarer lags and signs (inverse priors) and answers off the
     # textbook lag and sign (they are thinned less) so the answers spread
     w = np.array(
-        [usual_keep(p, o.lag, o.sign) / (LAG_PRIOR[o.lag + MAX_LAG] * SIGN_PRIOR[o.sign]) for p, o in found]
+        [
+            usual_keep(p, o.lag, o.sign, keep) / (LAG_PRIOR[o.lag + MAX_LAG] * SIGN_PRIOR[o.sign])
+            for p, o in found
+        ]
     )
     return found[int(rng.choice(len(found), p=w / w.sum()))]
 
 
 @question()
+@dataclass(frozen=True)
 class CouplingLag(QuestionType):
-    """Lag and sign of the strongest coupling of a signal pair in the window."""
+    """Lag and sign of the strongest coupling of a signal pair in the window.
+
+    Attributes:
+        usual_keep: Share kept of the windows whose answer has the usual sign, by the answer's lag minus the
+            usual lag (driver-to-response order; offsets not listed: 1). Planted and real couplings
+            mostly follow the textbook (about 85% of raw answers have the usual sign, most of them
+            within a day of the usual lag), so a model that knows only physiology would pick the usual
+            sign and lag. Thinning usual-sign answers, the most near the usual lag, makes the usual and
+            the opposite sign about equally often the answer and flattens the lags within the usual sign,
+            so no textbook guess (usual sign at the usual lag, a day earlier or later) beats chance; the
+            windows tried per user go up instead (``max_per_user`` is reached later).
+    """
+
+    usual_keep: Mapping[int, float] = table({0: 0.025, -1: 0.03, 1: 0.04, -2: 0.2, 2: 0.25, -3: 0.6, 3: 0.6})
 
     name = "coupling_lag"
     version = 4
@@ -183,8 +198,8 @@ class CouplingLag(QuestionType):
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Pick a gated pair and ask at which lag and sign it couples."""
-        pair, outcome = _find(ctx, end, self.window_days, rng)
-        keep_share(usual_keep(pair, outcome.lag, outcome.sign), rng)
+        pair, outcome = _find(ctx, end, self.window_days, self.usual_keep, rng)
+        keep_share(usual_keep(pair, outcome.lag, outcome.sign, self.usual_keep), rng)
         # ask in either order (a seeded coin): the lag of y after x is the lag of x after y, negated
         flip = bool(rng.random() < 0.5)
         first, second = (pair.y, pair.x) if flip else (pair.x, pair.y)

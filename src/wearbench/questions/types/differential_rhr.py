@@ -18,13 +18,14 @@ they state their pattern only.
 The profiles are mutually exclusive by construction; a window that fits none is dropped, as is
 a window where a value inside the ±0.25 SD dead-band of a threshold (resting HR's 1.5 SD
 included) would change the answer. The two commonest profiles are thinned at random
-(:data:`KEEP`). Every item shows the same ten texts, so the text alone carries only the class
+(:attr:`DifferentialRhr.keep`). Every item shows the same ten texts, so the text alone carries only the class
 share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,8 @@ import numpy as np
 from wearbench._labels import Labels
 from wearbench.cohort import UserContext
 from wearbench.questions._helpers import thin
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
-from wearbench.questions.types.acute_strain import (
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
+from wearbench.questions._strain import (
     BAND,
     BASELINE_DAYS,
     FOCUS_DAYS,
@@ -112,18 +113,21 @@ KEPT: dict[str, str] = {
     "illness_rest": "Illness-like",
 }
 
-#: Share of windows kept per explanation (see :data:`.acute_strain.KEEP`).
-KEEP: dict[str, float] = {"unexplained": 0.6, "training": 0.65}
-
 
 @question()
+@dataclass(frozen=True)
 class DifferentialRhr(QuestionType):
     """Which co-signal profile accompanies an elevated resting HR in the last three days of a window.
 
     Evidence: as :class:`~wearbench.questions.types.acute_strain.AcuteStrain` plus bedtime
     regularity. Options: ten co-signal profiles in words (generated from the rules that judge
     them); exactly one fits the co-signal shifts.
+
+    Attributes:
+        keep: Share of windows kept per explanation (see :attr:`.AcuteStrain.keep`).
     """
+
+    keep: Mapping[str, float] = table({"unexplained": 0.6, "training": 0.65})
 
     name = "differential_rhr"
     version = 4
@@ -146,7 +150,7 @@ class DifferentialRhr(QuestionType):
         if state.high < K_RHR + BAND:  # the stem's premise must not sit on its threshold
             raise Drop("a value lies within the dead-band of a threshold")
         answer = robust_reading(state, EXPLANATIONS, index_band=False)
-        thin(answer, KEEP, rng)
+        thin(answer, self.keep, rng)
         options = [Option(option_text(k, p, KEPT), {"explanation": k}) for k, p in EXPLANATIONS.items()]
         correct = next(o for o in options if o.claim["explanation"] == answer)
         stem = (

@@ -8,18 +8,19 @@ the runs inside the span (``start ≥ window_start``, the index of the span's fi
 Options are the counts 0…``N_OPTIONS − 2`` and "``N_OPTIONS − 1`` or more" (the adjacent counts
 are the natural near-misses). The span is eight weeks, so that counts spread over the whole
 ladder (over four weeks they pile up at 0–2 and the top of any ten-count ladder is never the
-answer), and the commonest counts are subsampled *per threshold* (``KEEP_SHARE``) so that,
+answer), and the commonest counts are subsampled *per threshold* (:attr:`ExcursionCount.keep_share`) so that,
 for each ``k``, the counts it produces are about equally often the answer: neither the
 answer's rank among the options nor the textbook expectation of runs beyond ``k`` SD gives it.
 
 Dead-bands (drop, never approximate): any span day (or the day before the span) whose z-score
-lies within ``DEAD_BAND`` of the threshold ``k`` (a run could appear, vanish or split), a run
+lies within ``dead_band`` of the threshold ``k`` (a run could appear, vanish or split), a run
 straddling the span start, and fewer than 80% of span days with a defined z-score.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,40 +29,13 @@ from wearbench._labels import Labels
 from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import metric_phrase, require_coverage, thin
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
 
-#: (metric, direction) pairs asked about.
-SIGNALS = (
-    ("resting_hr", "above"),
-    ("stress", "above"),
-    ("hrv", "below"),
-    ("hrv", "above"),
-    ("steps", "below"),
-    ("steps", "above"),
-    ("sleep_minutes", "below"),
-    ("sleep_efficiency", "below"),
-    ("resting_hr", "below"),
-)
-#: Thresholds in baseline SD units and how often each is asked (the lowest, which gives the
-#: highest counts, most often, so that the top of the count ladder is the answer often enough).
-KS = {1.0: 0.5, 1.5: 0.25, 2.0: 0.25}
 BASELINE_DAYS = 28
-#: Half-width of the dead-band around ``k`` (SD units).
-DEAD_BAND = 0.05
 N_OPTIONS = 10
 #: Days counted (the question's span); end dates step by :data:`STEP_DAYS`.
 SPAN_DAYS = 56
 STEP_DAYS = 28
-#: Share of windows kept per threshold ``k`` and count (unlisted: 1; seeded draws), set from the
-#: default synthetic cohort's raw counts per ``k`` (about 12 windows per count kept) so that,
-#: *for each threshold*, the counts it can produce are about equally often the answer: a model
-#: that knows the expected number of runs beyond ``k`` SD (or any other single guess per ``k``)
-#: then gains little over picking any count in that threshold's range.
-KEEP_SHARE: Mapping[float, Mapping[int, float]] = {
-    1.0: {3: 0.67, 4: 0.22, 5: 0.18, 6: 0.18, 7: 0.21, 8: 0.26, 9: 0.4},
-    1.5: {1: 0.5, 2: 0.19, 3: 0.15, 4: 0.19, 5: 0.43, 6: 0.92},
-    2.0: {0: 0.1, 1: 0.09, 2: 0.11, 3: 0.2, 4: 0.75},
-}
 
 
 def count_options(metric: str) -> list[Option]:
@@ -72,8 +46,44 @@ def count_options(metric: str) -> list[Option]:
 
 
 @question()
+@dataclass(frozen=True)
 class ExcursionCount(QuestionType):
-    """How many excursions beyond k SD of the personal baseline the window holds."""
+    """How many excursions beyond k SD of the personal baseline the window holds.
+
+    Attributes:
+        signals: (metric, direction) pairs asked about.
+        ks: Thresholds in baseline SD units and how often each is asked (the lowest, which
+            gives the highest counts, most often, so that the top of the count ladder is the
+            answer often enough).
+        dead_band: Half-width of the dead-band around ``k`` (SD units).
+        keep_share: Share of windows kept per threshold ``k`` and count (unlisted: 1; seeded
+            draws), set from the default synthetic cohort's raw counts per ``k`` (about 12
+            windows per count kept) so that, *for each threshold*, the counts it can produce are
+            about equally often the answer: a model that knows the expected number of runs
+            beyond ``k`` SD (or any other single guess per ``k``) then gains little over picking
+            any count in that threshold's range.
+    """
+
+    signals: tuple[tuple[str, str], ...] = (
+        ("resting_hr", "above"),
+        ("stress", "above"),
+        ("hrv", "below"),
+        ("hrv", "above"),
+        ("steps", "below"),
+        ("steps", "above"),
+        ("sleep_minutes", "below"),
+        ("sleep_efficiency", "below"),
+        ("resting_hr", "below"),
+    )
+    ks: Mapping[float, float] = table({1.0: 0.5, 1.5: 0.25, 2.0: 0.25})
+    dead_band: float = 0.05
+    keep_share: Mapping[float, Mapping[int, float]] = table(
+        {
+            1.0: {3: 0.67, 4: 0.22, 5: 0.18, 6: 0.18, 7: 0.21, 8: 0.26, 9: 0.4},
+            1.5: {1: 0.5, 2: 0.19, 3: 0.15, 4: 0.19, 5: 0.43, 6: 0.92},
+            2.0: {0: 0.1, 1: 0.09, 2: 0.11, 3: 0.2, 4: 0.75},
+        }
+    )
 
     name = "excursion_count"
     version = 3
@@ -85,8 +95,8 @@ class ExcursionCount(QuestionType):
 
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Count excursion runs in the window for a random metric, direction and threshold."""
-        metric, direction = SIGNALS[int(rng.integers(len(SIGNALS)))]
-        k = float(rng.choice(list(KS), p=list(KS.values())))
+        metric, direction = self.signals[int(rng.integers(len(self.signals)))]
+        k = float(rng.choice(list(self.ks), p=list(self.ks.values())))
         w, b = self.window_days, BASELINE_DAYS
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, w + b)
@@ -98,7 +108,7 @@ class ExcursionCount(QuestionType):
         z = g.call("zscore", s, window=b, min_count=b // 2, method="mean_sd")
         self._gate(np.asarray(z.value, dtype=float), runs.value, k, direction)
         count = sum(1 for r in runs.value if r.start >= b)
-        thin(min(count, N_OPTIONS - 1), KEEP_SHARE.get(k, {}), rng)
+        thin(min(count, N_OPTIONS - 1), self.keep_share.get(k, {}), rng)
         options = count_options(metric)
         text = self._text(metric, direction, k, ctx.span_dates(end, w))
         correct = options[min(count, N_OPTIONS - 1)]
@@ -111,7 +121,7 @@ class ExcursionCount(QuestionType):
         zw = z[b - 1 :] if direction == "above" else -z[b - 1 :]
         if np.isfinite(zw[1:]).sum() < 0.8 * self.window_days:
             raise Drop("personal baseline undefined on too many window days")
-        if np.any(np.abs(zw[np.isfinite(zw)] - k) < DEAD_BAND):
+        if np.any(np.abs(zw[np.isfinite(zw)] - k) < self.dead_band):
             raise Drop("a day within the dead-band of the threshold")
         if any(r.start < b <= r.end for r in runs):
             raise Drop("an excursion straddles the window start")

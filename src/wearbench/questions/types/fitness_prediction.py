@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,9 +61,6 @@ BANDS = ("low", "below_median", "above_median", "high")
 #: so they sit above the peer median more often than the quartiles' 25 % each.
 BAND_WEIGHT = {"low": 0.16, "below_median": 0.23, "above_median": 0.31, "high": 0.30}
 TREND_WEIGHT = {"improving": 0.29, "declining": 0.34, "no_clear_change": 0.37}
-#: Share of "unclear trend" windows kept: without thinning about two thirds of answers have an
-#: unclear VO2max trend, which a text-only model learns from the option wording alone.
-KEEP_UNCLEAR = 0.12
 RISKS = ("higher", "lower")
 TRENDS = ("improving", "declining", "no_clear_change")
 
@@ -128,8 +126,17 @@ def _cuts(ref: ReferenceCell) -> tuple[float, float, float]:
 
 
 @question()
+@dataclass(frozen=True)
 class FitnessPrediction(QuestionType):
-    """VO2max quartile band among matched peers, its long-term risk direction and its 180-day trend."""
+    """VO2max quartile band among matched peers, its long-term risk direction and its 180-day trend.
+
+    Attributes:
+        keep_unclear: Share of "unclear trend" windows kept: without thinning about two thirds
+            of answers have an unclear VO2max trend, which a text-only model learns from the
+            option wording alone.
+    """
+
+    keep_unclear: float = 0.12
 
     name = "fitness_prediction"
     version = 6
@@ -163,7 +170,7 @@ class FitnessPrediction(QuestionType):
         if min(abs(lo), abs(hi)) <= CI_DEAD_BAND * (hi - lo):
             raise Drop("trend CI ends within the dead-band of zero")
         if trend_of(lo, hi) == "no_clear_change":
-            keep_share(KEEP_UNCLEAR, rng)
+            keep_share(self.keep_unclear, rng)
         # only prognoses consistent with the band: an inconsistent one is ruled out by the
         # literature alone, without the data, and would be a text-only shortcut
         combos = [(b, risk_of(b), t) for b in BANDS for t in TRENDS]

@@ -17,6 +17,7 @@ must be defined.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,7 @@ def month_text(label: str) -> str:
 
 
 @question()
+@dataclass(frozen=True)
 class PeriodComparison(QuestionType):
     """Which calendar month of the history had the highest (or lowest) mean of a metric."""
 

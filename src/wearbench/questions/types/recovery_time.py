@@ -12,7 +12,7 @@ the natural near-misses). A text-only model does not know the onset, so neither 
 recovery times towards short ones nor the answer's rank among the shown days gives the answer
 away. A draw whose days would run past the end date is dropped (rejection, so that the
 answer's position stays uniform given where the shown days lie), and recent recoveries are
-subsampled (:func:`gap_keep_share`) so that, within the shown days, later ones are hardly
+subsampled (:meth:`RecoveryTime.gap_keep_share`) so that, within the shown days, later ones are hardly
 likelier to be the answer.
 
 Dead-bands (drop, never approximate): a day from the onset's eve to the end date whose z lies
@@ -24,6 +24,7 @@ SD, no excursion with a full baseline, and no recovery within ``MAX_DAYS``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,15 +37,6 @@ from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import keep_share, require_coverage
 from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
 
-#: (metric, direction) pairs: the direction of an adverse excursion.
-SIGNALS = (
-    ("resting_hr", "above"),
-    ("stress", "above"),
-    ("hrv", "below"),
-    ("sleep_minutes", "below"),
-    ("sleep_efficiency", "below"),
-    ("steps", "below"),
-)
 LOOKBACK_DAYS = 120
 BASELINE_DAYS = 28
 K = 1.5
@@ -54,21 +46,32 @@ MAX_DAYS = 28
 DEAD_BAND = 0.05
 #: Consecutive calendar days offered.
 N_OPTIONS = 10
-#: Recoveries close to the end date are the commonest (the episode is the most recent one), so
-#: a recovery ``gap`` days before the end date is kept with ``exp((gap − GAP_FULL) / GAP_SCALE)``
-#: (1 from ``GAP_FULL`` on): later shown days are then hardly likelier than earlier ones.
-GAP_FULL = 40
-GAP_SCALE = 30.0
-
-
-def gap_keep_share(gap: int) -> float:
-    """Share of recoveries ``gap`` days before the end date that are kept (seeded draw)."""
-    return float(min(1.0, np.exp((gap - GAP_FULL) / GAP_SCALE)))
 
 
 @question()
+@dataclass(frozen=True)
 class RecoveryTime(QuestionType):
-    """The date a metric was back at baseline after its most recent excursion (recovery time)."""
+    """The date a metric was back at baseline after its most recent excursion (recovery time).
+
+    Attributes:
+        signals: (metric, direction) pairs: the direction of an adverse excursion.
+        gap_full: Recoveries close to the end date are the commonest (the episode is the most
+            recent one), so a recovery ``gap`` days before the end date is kept with
+            ``exp((gap − gap_full) / gap_scale)`` (1 from ``gap_full`` on): later shown days are
+            then hardly likelier than earlier ones.
+        gap_scale: Days over which that share falls by a factor e.
+    """
+
+    signals: tuple[tuple[str, str], ...] = (
+        ("resting_hr", "above"),
+        ("stress", "above"),
+        ("hrv", "below"),
+        ("sleep_minutes", "below"),
+        ("sleep_efficiency", "below"),
+        ("steps", "below"),
+    )
+    gap_full: int = 40
+    gap_scale: float = 30.0
 
     name = "recovery_time"
     version = 3
@@ -76,9 +79,13 @@ class RecoveryTime(QuestionType):
     min_history = LOOKBACK_DAYS
     max_per_user = 2
 
+    def gap_keep_share(self, gap: int) -> float:
+        """Share of recoveries ``gap`` days before the end date that are kept (seeded draw)."""
+        return float(min(1.0, np.exp((gap - self.gap_full) / self.gap_scale)))
+
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Find the most recent excursion of a random metric and ask how long recovery took."""
-        metric, direction = SIGNALS[int(rng.integers(len(SIGNALS)))]
+        metric, direction = self.signals[int(rng.integers(len(self.signals)))]
         b = BASELINE_DAYS
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, LOOKBACK_DAYS)
@@ -103,7 +110,7 @@ class RecoveryTime(QuestionType):
             raise Drop("not recovered within the horizon")
         self._gate(s.value, onset, int(days.value), direction)
         recovered = onset + int(days.value)
-        keep_share(gap_keep_share(LOOKBACK_DAYS - 1 - recovered), rng)
+        keep_share(self.gap_keep_share(LOOKBACK_DAYS - 1 - recovered), rng)
         first = recovered - int(rng.integers(N_OPTIONS))
         if first + N_OPTIONS > LOOKBACK_DAYS:
             raise Drop("date options would run past the end date")

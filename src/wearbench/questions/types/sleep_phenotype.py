@@ -22,13 +22,14 @@ only, so a stage axis would need a threshold the cohort does not provide.
 Options read "Sleep of <reduced|typical|lengthy> length, <poor|good> efficiency and
 <erratic|regular> timing": the words of one axis have equal lengths, so every option has the
 same length, and the stem defines every word. The commonest phenotypes are thinned at random
-(:data:`KEEP`) so that the answer classes are flatter.
+(:attr:`SleepPhenotype.keep`) so that the answer classes are flatter.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ from wearbench._labels import Labels
 from wearbench.cohort import UserContext
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import thin
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
 
 #: Option words per axis value; the words of one axis have equal lengths so that every option
 #: text has the same length (a text-only model must not read the answer off the form).
@@ -48,12 +49,6 @@ SHORT_BELOW, LONG_ABOVE, FRAGMENTED_BELOW = 25.0, 75.0, 25.0
 PCT_BAND = 4.0
 REG_BAND = 0.10
 MIN_NIGHTS = 20
-#: Share of windows kept per phenotype (see :data:`.acute_strain.KEEP`).
-KEEP: dict[tuple[str, str, str], float] = {
-    ("adequate", "consolidated", "regular"): 0.45,
-    ("adequate", "consolidated", "irregular"): 0.5,
-    ("long", "consolidated", "irregular"): 0.6,
-}
 
 
 def classify(evidence: Mapping[str, Any], regularity_median: float) -> tuple[str, str, str] | None:
@@ -100,13 +95,25 @@ def _option(phenotype: tuple[str, str, str], regularity_median: float) -> Option
 
 
 @question()
+@dataclass(frozen=True)
 class SleepPhenotype(QuestionType):
     """Sleep phenotype (duration × continuity × timing) of a 28-day window.
 
     Evidence: reference-percentile ranks of the window's mean sleep duration and efficiency
     (user's age band and sex) and the window's mean bedtime regularity; the cohort median of
     window-mean bedtime regularity rides in every claim. Options: twelve phenotypes, ten shown.
+
+    Attributes:
+        keep: Share of windows kept per phenotype (see :attr:`.AcuteStrain.keep`).
     """
+
+    keep: Mapping[tuple[str, str, str], float] = table(
+        {
+            ("adequate", "consolidated", "regular"): 0.45,
+            ("adequate", "consolidated", "irregular"): 0.5,
+            ("long", "consolidated", "irregular"): 0.6,
+        }
+    )
 
     name = "sleep_phenotype"
     version = 3
@@ -132,7 +139,7 @@ class SleepPhenotype(QuestionType):
             raise Drop("too few nights or no reference percentiles")
         if _near_edge(evidence, median):
             raise Drop("a value lies within the dead-band of a phenotype edge")
-        thin(answer, KEEP, rng)
+        thin(answer, self.keep, rng)
         others = [(d, c, t) for d in DURATION for c in CONTINUITY for t in TIMING if (d, c, t) != answer]
         picked = sorted(int(i) for i in rng.choice(len(others), size=9, replace=False))
         correct = _option(answer, median)

@@ -41,6 +41,7 @@ coupling (effect size, bootstrap, leave-one-day-out) on matched vs mismatched us
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -208,6 +209,7 @@ def _first_failed(checks: Mapping[str, bool]) -> str:
 
 
 @question()
+@dataclass(frozen=True)
 class StrongestPair(QuestionType):
     """Strongest lagged coupling among ten candidate signal pairs."""
 

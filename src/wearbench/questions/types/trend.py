@@ -15,10 +15,10 @@ checks this). The left-out distractor is from the answer's direction or the othe
 equal odds, so neither direction is over-represented. Without a trend, ``w`` is the cohort's
 median ``|change|`` over a random point of the five bins (same construction, cohort scale).
 
-Dead-bands (drop, never approximate): a CI bound within ``CI_DEAD_BAND`` of the CI width from
+Dead-bands (drop, never approximate): a CI bound within ``ci_dead_band`` of the CI width from
 zero (trend vs no trend would be knife-edge), and, for a directional trend, a change within
-``DEAD_BAND`` of a bin width from a bin edge (only after rounding ``w``). Windows without a
-clear trend are the majority, so only a seeded share ``NO_TREND_SHARE`` of them is kept, which
+``dead_band`` of a bin width from a bin edge (only after rounding ``w``). Windows without a
+clear trend are the majority, so only a seeded share ``no_trend_share`` of them is kept, which
 makes "no clear trend" about as often correct as any other option.
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,13 +47,6 @@ BIN_POINT = (0.2, 0.8)
 BIN_WIDTH = (0.1, 0.24)
 #: Cohort ``|change|`` quantile above which "no clear trend" items draw their scale.
 SCALE_QUANTILE = 0.75
-DEAD_BAND = 0.1
-#: Draws of the bin point before a change near an edge is dropped.
-MAX_TRIES = 8
-#: Dead-band around zero for the CI bounds, as a share of the CI width.
-CI_DEAD_BAND = 0.1
-#: Share of "no clear trend" windows kept (the rest are dropped, seeded).
-NO_TREND_SHARE = 0.016
 NO_TREND = "no clear trend"
 
 
@@ -98,9 +92,9 @@ def cohort_scale(pool_changes: np.ndarray, rng: np.random.Generator) -> float:
     return float(top[int(rng.integers(top.size))])
 
 
-def ci_in_dead_band(lo_ci: float, hi_ci: float) -> bool:
-    """Whether a CI bound lies within :data:`CI_DEAD_BAND` of the CI width from zero."""
-    return min(abs(lo_ci), abs(hi_ci)) <= CI_DEAD_BAND * (hi_ci - lo_ci)
+def ci_in_dead_band(lo_ci: float, hi_ci: float, band: float) -> bool:
+    """Whether a CI bound lies within ``band`` (a share of the CI width) from zero."""
+    return min(abs(lo_ci), abs(hi_ci)) <= band * (hi_ci - lo_ci)
 
 
 def _direction(lo_ci: float, hi_ci: float) -> str:
@@ -113,8 +107,21 @@ def _decimals(w: float) -> int:
 
 
 @question()
+@dataclass(frozen=True)
 class Trend(QuestionType):
-    """Direction and size of a 28-day trend, or no clear trend."""
+    """Direction and size of a 28-day trend, or no clear trend.
+
+    Attributes:
+        no_trend_share: Share of "no clear trend" windows kept (the rest are dropped, seeded).
+        dead_band: Dead-band around a size-bin edge, as a share of the bin width.
+        ci_dead_band: Dead-band around zero for the CI bounds, as a share of the CI width.
+        max_tries: Draws of the bin point before a change near an edge is dropped.
+    """
+
+    no_trend_share: float = 0.016
+    dead_band: float = 0.1
+    ci_dead_band: float = 0.1
+    max_tries: int = 8
 
     name = "trend"
     version = 5
@@ -135,11 +142,11 @@ class Trend(QuestionType):
         lo, hi = float(fit["lo"].value), float(fit["hi"].value)
         if not (math.isfinite(lo) and math.isfinite(hi)):
             raise Drop("slope undefined")
-        if ci_in_dead_band(lo, hi):
+        if ci_in_dead_band(lo, hi, self.ci_dead_band):
             raise Drop("CI bound within the dead-band of zero")
         direction = _direction(lo, hi)
         if direction == "none":
-            keep_share(NO_TREND_SHARE, rng)
+            keep_share(self.no_trend_share, rng)
         rank = int(rng.integers(N_BINS))
         if direction == "none":
             scale = cohort_scale(pool.window_slopes.get(metric, np.array([])) * (self.window_days - 1), rng)
@@ -152,8 +159,7 @@ class Trend(QuestionType):
             self._text(metric, g.end_date, ctx, end), correct, distractors, g, (metric,), variant=metric
         )
 
-    @staticmethod
-    def _fit_edges(change: float, rank: int, rng: np.random.Generator) -> list[float]:
+    def _fit_edges(self, change: float, rank: int, rng: np.random.Generator) -> list[float]:
         """Ladder edges with ``change`` in bin ``rank`` and clear of every edge's dead-band.
 
         Rounding ``w`` can push the change towards an edge (more so in the upper bins); the
@@ -163,10 +169,10 @@ class Trend(QuestionType):
         Raises:
             Drop: If no draw clears the dead-band.
         """
-        for _ in range(MAX_TRIES):
+        for _ in range(self.max_tries):
             edges = ladder_edges(change, rank, float(rng.uniform(*BIN_POINT)), float(rng.uniform(*BIN_WIDTH)))
             w = edges[2] - edges[1]
-            near = any(abs(change - e) <= DEAD_BAND * w for e in edges[1:-1])
+            near = any(abs(change - e) <= self.dead_band * w for e in edges[1:-1])
             if not near and edges[rank] <= change < edges[rank + 1]:
                 return edges
         raise Drop("change within the dead-band of a magnitude edge")

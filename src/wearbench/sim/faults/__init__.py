@@ -12,7 +12,8 @@ from wearbench.sim.faults import _types  # noqa: F401  (registers the faults)
 from wearbench.sim.faults._apply import STREAMS, FaultInjector
 from wearbench.sim.faults._csv import faults_from_csv
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan, FaultWindow
-from wearbench.sim.faults._random import fault_names, random_faults
+from wearbench.sim.faults._random import fault_names, random_fault_plan, random_faults
+from wearbench.sim.faults._wrap import FaultyMeals, FaultyPump, FaultySensor, faulty_stages
 
 __all__ = [
     "STREAMS",
@@ -20,7 +21,12 @@ __all__ = [
     "FaultInjector",
     "FaultPlan",
     "FaultWindow",
+    "FaultyMeals",
+    "FaultyPump",
+    "FaultySensor",
     "fault_names",
     "faults_from_csv",
+    "faulty_stages",
+    "random_fault_plan",
     "random_faults",
 ]

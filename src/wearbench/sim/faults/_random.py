@@ -10,7 +10,7 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan
 
-__all__ = ["fault_names", "random_faults"]
+__all__ = ["fault_names", "random_fault_plan", "random_faults"]
 
 
 def fault_names() -> list[str]:
@@ -95,3 +95,32 @@ def random_faults(
                 )
             )
     return FaultPlan(tuple(events))
+
+
+def random_fault_plan(
+    n_patients: int, days: int, *, seed: int = 0, types: Sequence[str] | None = None
+) -> FaultPlan:
+    """The fault plan of ``wearbench cgm simulate --faults random``: about one fault per patient-day.
+
+    Every type appears at least once, so short runs get more than one a day; interval lengths
+    (30-180 min) and gaps (up to 60 min) shrink so that they always fit. Drawn by
+    :func:`random_faults` from ``np.random.default_rng([seed, 6])``.
+
+    Args:
+        n_patients: Patients in the run.
+        days: Days in the run.
+        seed: The run's seed.
+        types: Fault names to use (``None``: all registered).
+
+    Returns:
+        The plan; events sorted by patient and start.
+    """
+    if n_patients < 1 or days < 1:
+        raise WearbenchError(f"random_fault_plan needs a patient and a day, got {n_patients} and {days}")
+    n_types = len(types) if types is not None else len(fault_names())
+    per_patient = -(-max(n_types, days * n_patients) // n_patients)  # ceil, 1 per day
+    slot = days * 1440 // per_patient  # minutes per fault, so that they always fit
+    longest = max(min(180, slot // 2), 2)
+    rng = np.random.default_rng([seed, 6])
+    return random_faults(types, n_patients, days * 1440, rng, min_duration=min(30, longest),
+                         max_duration=longest, min_gap=min(60, slot // 4))  # fmt: skip
