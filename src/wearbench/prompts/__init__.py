@@ -21,10 +21,20 @@ from wearbench.prompts._messages import (
 )
 from wearbench.prompts._parse import parse_letter, parse_representation_choice
 from wearbench.prompts._plots import plot, plot_grouped, range_groups
-from wearbench.prompts._setting import ABLATIONS, MODES, Mode, Setting
 from wearbench.prompts._text import Parts, column, csv, csv_stats, markdown, markdown_stats, row
 from wearbench.prompts._tokens import IMAGE_TOKENS, TokenCount, approx_tokens, count_tokens, prompt_tokens
-from wearbench.prompts._view import BloodValue, DataView, Series, agent_frame, column_name, data_view
+from wearbench.prompts._view import (
+    ABLATIONS,
+    MODES,
+    BloodValue,
+    DataView,
+    Mode,
+    Series,
+    Setting,
+    agent_frame,
+    column_name,
+    data_view,
+)
 
 __all__ = [
     "ABLATIONS",

@@ -14,8 +14,7 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.models import ImagePart, Message, TextPart
 from wearbench.prompts._format import context_text
-from wearbench.prompts._setting import Setting
-from wearbench.prompts._view import DataView, column_name, data_view
+from wearbench.prompts._view import DataView, Setting, column_name, data_view
 from wearbench.questions import LETTERS, Item, UserContext
 
 __all__ = [

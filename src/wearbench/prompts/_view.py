@@ -1,4 +1,6 @@
-"""What a model is shown for one item: the :class:`DataView` every representation renders.
+"""What a model is shown for one item: the :class:`Setting` and the :class:`DataView` it renders.
+
+A :class:`Setting` names the representation, the mode and the ablations of a run.
 
 The view holds the daily records of the ``history_days`` days ending at the item's
 ``end_date`` (only the last ``window_days`` under ``no_history``, none under ``no_series``),
@@ -16,18 +18,33 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort import BIOMARKERS, METRICS, ReferenceCell, age_band
-from wearbench.prompts._setting import ABLATIONS
 from wearbench.questions import Item, UserContext, graph_references
 
-__all__ = ["BloodValue", "DataView", "Series", "agent_frame", "column_name", "data_view"]
+__all__ = [
+    "ABLATIONS",
+    "MODES",
+    "BloodValue",
+    "DataView",
+    "Mode",
+    "Series",
+    "Setting",
+    "agent_frame",
+    "column_name",
+    "data_view",
+]
 
+Mode = Literal["direct", "cot", "agent", "multiview"]
+MODES: tuple[Mode, ...] = ("direct", "cot", "agent", "multiview")
+#: Ablations from the WearableQA paper: drop the time series, the long history (window only),
+#: the cohort reference percentiles, or the blood panel.
+ABLATIONS: tuple[str, ...] = ("no_series", "no_history", "no_cohort", "no_blood")
 
 _MAX_DECIMALS = 2
 
@@ -121,6 +138,38 @@ def _check_ablations(ablations: Iterable[str]) -> tuple[str, ...]:
     if bad:
         raise WearbenchError(f"unknown ablation {bad[0]!r}; valid: {', '.join(ABLATIONS)}")
     return out
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How items are shown to a model.
+
+    Attributes:
+        representation: Registered representation name (``csv``, ``markdown``, ``row``, …).
+        mode: ``direct`` (letter only), ``cot`` (reasoning then a letter), ``agent`` (Python
+            tool over the data) or ``multiview`` (the model first picks a representation).
+        ablations: Sorted subset of :data:`ABLATIONS`.
+    """
+
+    representation: str = "csv"
+    mode: Mode = "direct"
+    ablations: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise WearbenchError(f"unknown mode {self.mode!r}; valid: {', '.join(MODES)}")
+        object.__setattr__(self, "ablations", _check_ablations(self.ablations))
+
+    def key(self) -> str:
+        """Stable text form, e.g. ``repr=csv|mode=cot|ablate=no_blood``."""
+        return f"repr={self.representation}|mode={self.mode}|ablate={','.join(self.ablations) or '-'}"
+
+    @classmethod
+    def from_key(cls, key: str) -> Setting:
+        """Inverse of :meth:`key`."""
+        parts = dict(p.split("=", 1) for p in key.split("|"))
+        ablate = parts.get("ablate", "-")
+        return cls(parts["repr"], parts["mode"], tuple(a for a in ablate.split(",") if a and a != "-"))  # type: ignore[arg-type]
 
 
 def _decimals(values: np.ndarray, integer: bool) -> int:
