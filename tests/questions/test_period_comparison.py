@@ -74,7 +74,8 @@ def test_margin_is_a_constructor_field() -> None:
     ctx = make_ctx(planted())
     for seed in range(4):
         gates = build(planted(), seed)[1].gates
-        assert gates is not None and gates["gap_sd"] == pytest.approx(0.27, abs=0.02)
+        assert gates is not None
+        assert gates["gap_sd"] == pytest.approx(0.27, abs=0.02)
         with pytest.raises(Drop, match="dead-band of the runner-up"):
             PeriodComparison(margin=0.3).make(ctx, N - 1, np.random.default_rng(seed), CohortPool())
 
