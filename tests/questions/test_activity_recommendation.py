@@ -33,8 +33,8 @@ def make_ctx(window: float, usual: float, *, reference: bool = True, gap: bool =
     return UserContext("u1", dates, {"steps": steps}, {"age": 50.0, "sex": "F"}, (), ref)
 
 
-def build(ctx: UserContext) -> Any:
-    return ActivityRecommendation().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+def build(ctx: UserContext, qt: ActivityRecommendation | None = None) -> Any:
+    return (qt or ActivityRecommendation()).make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
 
 
 def test_low_and_below_usual() -> None:
@@ -80,6 +80,15 @@ def test_middle_levels_at_usual() -> None:
 def test_drops(ctx: UserContext, reason: str) -> None:
     with pytest.raises(Drop, match=reason):
         build(ctx)
+
+
+def test_dead_bands_are_constructor_fields() -> None:
+    # P50.6 is 0.6 points above the median cut: inside 3, outside 0.5
+    narrow = build(make_ctx(6050.0, 6050.0), ActivityRecommendation(pct_dead_band=0.5))
+    assert dict(narrow.correct.claim) == {"level": "above_median", "relation": "usual"}
+    # 3000 / 2730 − 1 = +9.9 %: 0.1 points under the +10 % cut, inside 3 %, outside 0.05 %
+    close = build(make_ctx(3000.0, 2730.0), ActivityRecommendation(rel_dead_band=0.0005))
+    assert close.correct.claim["relation"] == "usual"
 
 
 def test_needs_the_history() -> None:

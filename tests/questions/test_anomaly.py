@@ -77,6 +77,19 @@ def test_two_equal_spikes_are_dropped_as_knife_edge() -> None:
         build(values)
 
 
+def test_min_z_and_margin_are_constructor_fields() -> None:
+    values = base()
+    values[WINDOW_START + 7] += 0.1  # 62.1: |z| = 2.1 / 1.4826 = 1.416, 0.067 above the runners-up
+    ctx = make_ctx(values)
+    with pytest.raises(Drop, match="not an excursion"):  # default min_z 1.5
+        build(values)
+    with pytest.raises(Drop, match="dead-band of the runner-up"):  # default margin 0.5
+        Anomaly(min_z=1.4).make(ctx, END, np.random.default_rng(0), CohortPool())
+    draft = Anomaly(min_z=1.4, margin=0.05).make(ctx, END, np.random.default_rng(0), CohortPool())
+    assert draft.correct.claim["date"] == day(WINDOW_START + 7)
+    assert draft.graph.evidence()["value"] == pytest.approx(2.1 / 1.4826)
+
+
 def test_sparse_window_is_dropped() -> None:
     values = base()
     values[WINDOW_START : WINDOW_START + 10] = np.nan

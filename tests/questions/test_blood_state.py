@@ -129,13 +129,28 @@ def test_drops(ctx: UserContext, end: int | None, reason: str) -> None:
         build(ctx, end)
 
 
+def test_dead_bands_are_constructor_fields() -> None:
+    # 6100 steps sit at P51.25 of the peers (P50 6000, P75 8000): inside 5 points, outside 1
+    narrow = BloodState(keep={}, activity_dead_band=1.0)
+    ctx = make_ctx({}, steps=6100.0)
+    draft = narrow.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    assert draft.correct.claim["activity"] == "higher"
+    # fasting glucose 100.5 is 0.5 mg/dL above the prediabetes cut: inside 2.0, outside 0.2
+    tight = BloodState(keep={}, margins={**BloodState().margins, "fasting_glucose": 0.2})
+    ctx = make_ctx({"fasting_glucose": 100.5})
+    draft = tight.make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    assert draft.correct.claim["glycaemia"] == "prediabetes"
+
+
 def test_knife_edge_only_near_a_relevant_cut() -> None:
     panel = {**BASE, "homa_ir": 1.1}
-    assert not knife_edge(panel, "F")
-    assert knife_edge({**panel, "triglycerides": 149.0}, "F")
-    assert knife_edge({**panel, "hdl": 50.5}, "F")
-    assert not knife_edge({**panel, "hdl": 40.5}, "F")  # 40 is the male cut-off
-    assert not knife_edge({**panel, "triglycerides": 199.0}, "F")  # 150-500 all read "high TG"
+    margins = BloodState().margins
+    assert not knife_edge(panel, "F", margins)
+    assert knife_edge({**panel, "triglycerides": 149.0}, "F", margins)
+    assert knife_edge({**panel, "hdl": 50.5}, "F", margins)
+    assert not knife_edge({**panel, "hdl": 40.5}, "F", margins)  # 40 is the male cut-off
+    assert not knife_edge({**panel, "triglycerides": 199.0}, "F", margins)  # 150-500 all read "high TG"
+    assert not knife_edge({**panel, "triglycerides": 149.0}, "F", {**margins, "triglycerides": 0.5})
 
 
 def test_end_dates_follow_each_draw_latest_first() -> None:

@@ -14,7 +14,6 @@ from wearbench.cohort._external import ExternalReference
 from wearbench.questions import CohortPool, Drop, UserContext, graph_references, run_graph
 from wearbench.questions.types.fitness_prediction import (
     BANDS,
-    CUT_DEAD_BAND,
     RISKS,
     TREND_DAYS,
     TRENDS,
@@ -175,6 +174,16 @@ def test_drops(vo2: np.ndarray, reason: str) -> None:
         build(make_ctx(vo2))
 
 
+def test_dead_bands_are_constructor_fields() -> None:
+    # 40.4 is 0.4 from P50: inside 5% of the IQR (0.5), outside 2% (0.2), so the constant series
+    # then reaches the trend gate, where its zero-width CI at 0 is knife-edge
+    with pytest.raises(Drop, match="CI ends within the dead-band"):
+        build(make_ctx(every_third(np.full(N, 40.4))), FitnessPrediction(cut_dead_band=0.02))
+    # a CI straddling zero has an end within half its width of zero
+    with pytest.raises(Drop, match="CI ends within the dead-band"):
+        build(make_ctx(flat_vo2()), FitnessPrediction(keep_unclear=1.0, ci_dead_band=0.5))
+
+
 def test_too_few_points_for_a_trend() -> None:
     vo2 = np.full(N, np.nan)
     vo2[-60::10] = 50.0
@@ -193,11 +202,12 @@ def test_helpers_and_history() -> None:
         "high",
         "high",
     ]
-    assert CUT_DEAD_BAND == 0.05
-    assert near_cut(40.5, cuts)  # 0.5 = 5% of IQR 10
-    assert near_cut(34.5, cuts)
-    assert not near_cut(40.6, cuts)
-    assert not near_cut(37.5, cuts)
+    assert FitnessPrediction().cut_dead_band == 0.05
+    assert near_cut(40.5, cuts, 0.05)  # 0.5 = 5% of IQR 10
+    assert near_cut(34.5, cuts, 0.05)
+    assert not near_cut(40.6, cuts, 0.05)
+    assert not near_cut(37.5, cuts, 0.05)
+    assert near_cut(37.5, cuts, 0.25)  # 2.5 = 25% of IQR 10
     assert [shown(x) for x in (30.025, 22.1, 40.0, 39.675000000000004)] == ["30.02", "22.1", "40", "39.68"]
     assert trend_of(0.01, 0.05) == "improving"
     assert trend_of(-0.05, -0.01) == "declining"

@@ -68,6 +68,18 @@ def test_near_tie_is_dropped() -> None:
         build(flat)
 
 
+def test_margin_is_a_constructor_field() -> None:
+    # December (65.5) leads November (65.0) and January (60.0) leads February (60.5) by about
+    # 0.27 daily SDs (2.0): kept under the default margin 0.15, dropped under 0.3.
+    ctx = make_ctx(planted())
+    for seed in range(4):
+        gates = build(planted(), seed)[1].gates
+        assert gates is not None
+        assert gates["gap_sd"] == pytest.approx(0.27, abs=0.02)
+        with pytest.raises(Drop, match="dead-band of the runner-up"):
+            PeriodComparison(margin=0.3).make(ctx, N - 1, np.random.default_rng(seed), CohortPool())
+
+
 def test_too_few_full_months_is_dropped() -> None:
     values = planted({6: 75.0, 2: 45.0})
     values[MONTH >= 7] = np.nan

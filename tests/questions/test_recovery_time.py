@@ -108,6 +108,25 @@ def test_day_on_the_recovery_band_edge_is_dropped() -> None:
         build(values)
 
 
+def test_thresholds_and_dead_band_are_constructor_fields() -> None:
+    def variant(**kw: float) -> RecoveryTime:
+        return RecoveryTime(signals=QT.signals, gap_full=0, **kw)
+
+    values = episode(base(), ONSET, 9)
+    with pytest.raises(Drop, match="no excursion"):  # the 70 spike is ≈ 9.8 SD off, below 15
+        build(values, qt=variant(k=15.0))
+    # 62.5 days are ≈ 2.45 SD off the baseline: back within 3 SD the day after the onset
+    _, draft = build(values, qt=variant(k_recover=3.0))
+    assert draft.graph.evidence()["days"] == 1
+    assert "first back within 3 SD of its pre-episode baseline" in draft.question
+    near = episode(base(), ONSET, 4)
+    pre = near[ONSET - 28 : ONSET]
+    near[ONSET + 2] = pre.mean() + 0.53 * pre.std(ddof=1)  # 0.03 SD outside the recovery band
+    with pytest.raises(Drop, match="dead-band of the recovery band"):
+        build(near)
+    assert build(near, qt=variant(dead_band=0.02))[1].graph.evidence()["days"] == 4
+
+
 def test_later_day_on_the_excursion_threshold_is_dropped() -> None:
     values = episode(base(), ONSET, 3)
     past = values[115 - 28 : 115]

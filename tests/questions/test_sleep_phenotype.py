@@ -138,6 +138,17 @@ def test_near_an_edge_is_dropped(sleep: float, efficiency: float, regularity: fl
         build(sleep, efficiency, regularity)
 
 
+@pytest.mark.parametrize(
+    ("sleep", "efficiency", "regularity"),
+    [(392.0, 80.0, 70.0), (450.0, 80.0, 70.0), (360.0, 84.2, 70.0), (360.0, 80.0, 41.0)],
+)
+def test_dead_bands_are_constructor_fields(sleep: float, efficiency: float, regularity: float) -> None:
+    no_bands = SleepPhenotype(keep={}, pct_band=0.0, reg_band=0.0)
+    _, draft = build(sleep, efficiency, regularity, qt=no_bands)
+    evidence = draft.graph.evidence()
+    assert SleepPhenotype.check(draft.correct.claim, evidence)
+
+
 def test_no_reference_or_too_few_nights_is_dropped() -> None:
     with pytest.raises(Drop, match="reference"):
         build(360.0, 80.0, 70.0, reference=False)

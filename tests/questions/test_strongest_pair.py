@@ -189,3 +189,22 @@ def test_datasheet_states_pair_kind_counts() -> None:
     assert "winning pair's kind" not in render_datasheet(
         {**stats, "pair_kind": {}}, {"seed": 0, "cohort_hash": "h", "wearbench_version": "v"}
     )
+
+
+def test_tries_and_calibration_are_constructor_fields() -> None:
+    from wearbench.questions.types.strongest_pair import DISTRACTOR_WEIGHT, WINNER_WEIGHT
+
+    ctx = _ctx("u0", ("stress", "hrv"))
+    with pytest.raises(Drop, match="no pair beats nine others"):  # no candidate set tried
+        StrongestPair(max_tries=0).make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    ctxs = [_ctx("u0", ("stress", "hrv") if i % 2 else None, seed=i) for i in range(6)]
+    uniform = StrongestPair(calibration_iters=0).cohort_distributions(ctxs)
+    assert np.all(uniform[WINNER_WEIGHT] == 1.0)
+    assert np.all(uniform[DISTRACTOR_WEIGHT] == 1.0)
+    default = StrongestPair().cohort_distributions(ctxs)
+    tight = StrongestPair(weight_bounds=(0.5, 2.0)).cohort_distributions(ctxs)
+    # the often-winning stress->hrv sinks to the floor of the bounds as the intended winner
+    assert default[WINNER_WEIGHT].min() == pytest.approx(1e-3)
+    assert tight[WINNER_WEIGHT].min() == pytest.approx(0.5)
+    for key in (WINNER_WEIGHT, DISTRACTOR_WEIGHT):
+        assert np.all((tight[key] >= 0.5) & (tight[key] <= 2.0))

@@ -81,8 +81,10 @@ def test_spec_is_every_parameter_as_json() -> None:
         "ci_dead_band": 0.1,
         "max_tries": 8,
     }
-    assert BloodState(keep={("normal", False, "normal", "lower"): 0.3}).spec() == {
-        "keep": {"normal|false|normal|lower": 0.3}
+    assert BloodState(keep={("normal", False, "normal", "lower"): 0.3}, margins={"hdl": 1.0}).spec() == {
+        "keep": {"normal|false|normal|lower": 0.3},
+        "margins": {"hdl": 1.0},
+        "activity_dead_band": 5.0,
     }
     assert CouplingLag(usual_keep={-1: 0.5}).spec() == {"usual_keep": {"-1": 0.5}}
 

@@ -49,8 +49,6 @@ RELATION_PRIOR = {
     "above_median": {"below_usual": 0.25, "usual": 0.5, "above_usual": 0.25},
     "high": {"below_usual": 0.1, "usual": 0.55, "above_usual": 0.35},
 }
-PCT_DEAD_BAND = 3.0
-REL_DEAD_BAND = 0.03
 
 #: Option wording: one template; each level's (quarter, gain) words and each relation's words add up
 #: to one length, with no digits, negation or hedge words and none that the stem uses.
@@ -92,7 +90,16 @@ def option(level: str, relation: str) -> Option:
 @question()
 @dataclass(frozen=True)
 class ActivityRecommendation(QuestionType):
-    """Which step-count recommendation follows from habitual steps, peers and the user's usual level."""
+    """Which step-count recommendation follows from habitual steps, peers and the user's usual level.
+
+    Attributes:
+        pct_dead_band: Dead-band around a level cut (percentile points of the peers' steps).
+        rel_dead_band: Dead-band around ±``REL_CUT`` for the change from the usual level (share
+            of the usual level).
+    """
+
+    pct_dead_band: float = 3.0
+    rel_dead_band: float = 0.03
 
     name = "activity_recommendation"
     version = 2
@@ -113,12 +120,12 @@ class ActivityRecommendation(QuestionType):
         wm = g.output("window_median", g.call("nan_stat", win, stat="median"))
         hm = g.output("history_median", g.call("nan_stat", hist, stat="median"))
         pct = g.output("steps_pct", g.call("percentile_rank", wm, ref))
-        if min(abs(float(pct.value) - c) for c in LEVEL_CUTS) <= PCT_DEAD_BAND:
+        if min(abs(float(pct.value) - c) for c in LEVEL_CUTS) <= self.pct_dead_band:
             raise Drop("steps percentile within the dead-band of a level cut")
         if float(hm.value) <= 0:
             raise Drop("no usual step level (zero median)")
         rel = float(wm.value) / float(hm.value) - 1.0
-        if min(abs(rel - REL_CUT), abs(rel + REL_CUT)) <= REL_DEAD_BAND:
+        if min(abs(rel - REL_CUT), abs(rel + REL_CUT)) <= self.rel_dead_band:
             raise Drop("change from the usual level within the dead-band")
         combos = [(lv, r) for lv in LEVELS for r in RELATIONS]
         evidence = g.evidence()

@@ -11,7 +11,7 @@ of other window days (:func:`paired_options`): every option, not only the answer
 neighbour among the options, so the layout carries no information.
 
 Dead-bands (drop, never approximate): the top day must itself be an excursion
-(``|z| ≥ MIN_Z``) and beat the runner-up by ``MARGIN`` SD units.
+(``|z| ≥ min_z``) and beat the runner-up by ``margin`` SD units.
 """
 
 from __future__ import annotations
@@ -31,10 +31,6 @@ from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, Question
 METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "sleep_efficiency", "stress")
 #: Trailing baseline window (days).
 BASELINE_DAYS = 28
-#: Smallest |robust z| of the top day (it must be an excursion itself).
-MIN_Z = 1.5
-#: Smallest lead of the top day's |z| over the runner-up's (SD units).
-MARGIN = 0.5
 N_OPTIONS = 10
 #: Top-ranked days that each bring one adjacent day as a distractor.
 ANCHORS = 4
@@ -49,7 +45,15 @@ def _label(date: np.datetime64) -> str:
 @question()
 @dataclass(frozen=True)
 class Anomaly(QuestionType):
-    """Which day of the 28-day window deviates most from the personal baseline."""
+    """Which day of the 28-day window deviates most from the personal baseline.
+
+    Attributes:
+        min_z: Smallest |robust z| of the top day (it must be an excursion itself).
+        margin: Smallest lead of the top day's |z| over the runner-up's (SD units).
+    """
+
+    min_z: float = 1.5
+    margin: float = 0.5
 
     name = "anomaly"
     version = 3
@@ -67,13 +71,13 @@ class Anomaly(QuestionType):
         z = g.call("robust_zscore", s, window=BASELINE_DAYS, min_count=BASELINE_DAYS // 2)
         dates = ctx.span_dates(end, w)
         scores = {str(dates[i]): z[BASELINE_DAYS + i] for i in range(w)}
-        win = g.call("argmax_pair", scores, margin=MARGIN, by_abs=True)
+        win = g.call("argmax_pair", scores, margin=self.margin, by_abs=True)
         for key in ("winner", "value", "runner_up", "gap", "decisive"):
             g.output(key, win[key])
         zw = np.abs(np.asarray(z.value[-w:], dtype=float))
         if np.isfinite(zw).sum() < 0.8 * w:
             raise Drop("personal baseline undefined on too many window days")
-        if abs(float(win["value"].value)) < MIN_Z:
+        if abs(float(win["value"].value)) < self.min_z:
             raise Drop("top day is not an excursion")
         if not win["decisive"].value:
             raise Drop("top day within the dead-band of the runner-up")

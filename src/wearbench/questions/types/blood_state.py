@@ -47,9 +47,8 @@ from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, Question
 
 CARD = "prediabetes_cardiometabolic_risk"
 PANEL = ("fasting_glucose", "hba1c", "insulin", "triglycerides", "hdl", "ldl", "total_cholesterol")
-#: Biomarker → analytical margin (canonical units) of the knife-edge dead-band.
-MARGINS = {"fasting_glucose": 2.0, "hba1c": 0.05, "triglycerides": 3.0, "hdl": 1.0, "homa_ir": 0.1}
-ACTIVITY_DEAD_BAND = 5.0  # percentile points around P50
+#: Biomarkers whose categories make up the blood part of the state.
+STATE_MARKERS = ("fasting_glucose", "hba1c", "triglycerides", "hdl", "homa_ir")
 STEP_DAYS = 56  # spacing of candidate end dates after a draw
 ENDS_PER_DRAW = 4
 GLYCAEMIA = ("normal", "prediabetes", "diabetes")
@@ -69,7 +68,7 @@ _ACT_TEXT = {"lower": "below", "higher": "above"}
 
 def state_from_flags(flags: Mapping[str, Any]) -> dict[str, Any] | None:
     """The blood part of the state from JSON flags (``category`` per biomarker), or None if undefined."""
-    cats = {k: (flags.get(k) or {}).get("category") for k in MARGINS}
+    cats = {k: (flags.get(k) or {}).get("category") for k in STATE_MARKERS}
     if any(c in (None, "missing", "undefined") for c in cats.values()):
         return None
     glyc = max(GLYCAEMIA.index(str(cats["fasting_glucose"])), GLYCAEMIA.index(str(cats["hba1c"])))
@@ -95,10 +94,16 @@ def blood_state_of(panel: Mapping[str, float], sex: str) -> dict[str, Any] | Non
     return _blood_part({**panel, "homa_ir": float(homa)}, sex)
 
 
-def knife_edge(panel: Mapping[str, float], sex: str) -> bool:
-    """Whether nudging any biomarker by its margin changes the blood part of the state."""
+def knife_edge(panel: Mapping[str, float], sex: str, margins: Mapping[str, float]) -> bool:
+    """Whether nudging any biomarker by its margin changes the blood part of the state.
+
+    Args:
+        panel: Biomarker → value (canonical units), HOMA-IR included.
+        sex: ``"F"`` or ``"M"`` (the HDL cut-off is sex-specific).
+        margins: Biomarker → analytical margin, in the biomarker's canonical units.
+    """
     base = _blood_part(panel, sex)
-    for marker, margin in MARGINS.items():
+    for marker, margin in margins.items():
         for sign in (-1.0, 1.0):
             moved = dict(panel)
             moved[marker] = panel[marker] + sign * margin
@@ -234,6 +239,11 @@ class BloodState(QuestionType):
             is tried): all-normal panels are ~40 % of raw answers; no state should be far above
             a tenth of a type's answers, since one shown in every item yet correct more often
             than one time in ten is a class prior no choice of distractors can hide.
+        margins: Biomarker → analytical margin of the knife-edge dead-band (canonical units:
+            mg/dL, HbA1c in %, HOMA-IR unitless): a panel whose state changes when one
+            biomarker moves by its margin is dropped.
+        activity_dead_band: Dead-band around the reference P50 of median daily steps
+            (percentile points).
     """
 
     keep: Mapping[tuple[str, bool, str, str], float] = table(
@@ -243,6 +253,10 @@ class BloodState(QuestionType):
             ("prediabetes", True, "high_tg", "lower"): 0.6,
         }
     )
+    margins: Mapping[str, float] = table(
+        {"fasting_glucose": 2.0, "hba1c": 0.05, "triglycerides": 3.0, "hdl": 1.0, "homa_ir": 0.1}
+    )
+    activity_dead_band: float = 5.0
 
     name = "blood_state"
     version = 5
@@ -276,10 +290,10 @@ class BloodState(QuestionType):
         flags = g.call("threshold_flags", {**refs, "homa_ir": homa}, sex=str(sex.value))
         g.output("flags", flags)
         g.output("sex", sex)
-        if knife_edge({**panel, "homa_ir": float(homa.value)}, str(sex.value)):
+        if knife_edge({**panel, "homa_ir": float(homa.value)}, str(sex.value), self.margins):
             raise Drop("a biomarker within the dead-band of a clinical cut-off")
         pct = self._activity(g)
-        if abs(pct - 50.0) <= ACTIVITY_DEAD_BAND:
+        if abs(pct - 50.0) <= self.activity_dead_band:
             raise Drop("steps within the dead-band of the reference median")
         evidence = g.evidence()
         states = _all_states()

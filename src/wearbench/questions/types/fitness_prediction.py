@@ -51,9 +51,6 @@ MIN_ESTIMATES = 4
 MIN_TREND_POINTS = 10
 #: Percentile cuts of the peers that bound the four bands.
 CUTS = (25, 50, 75)
-#: A VO2max within this share of the peers' interquartile range of a cut is not banded.
-CUT_DEAD_BAND = 0.05
-CI_DEAD_BAND = 0.1
 BANDS = ("low", "below_median", "above_median", "high")
 #: Distractor weights, band × trend (each combination shown about as often as it is the answer,
 #: so that no wording's prior can be learnt): the answer shares of the default build (200 × 500,
@@ -90,9 +87,9 @@ def trend_of(lo: float, hi: float) -> str:
     return "improving" if lo > 0 else "declining" if hi < 0 else "no_clear_change"
 
 
-def near_cut(value: float, cuts: tuple[float, float, float]) -> bool:
-    """Whether ``value`` lies within :data:`CUT_DEAD_BAND` × (P75 − P25) of a cut."""
-    return min(abs(value - c) for c in cuts) <= CUT_DEAD_BAND * (cuts[2] - cuts[0])
+def near_cut(value: float, cuts: tuple[float, float, float], share: float) -> bool:
+    """Whether ``value`` lies within ``share`` × (P75 − P25) of a cut."""
+    return min(abs(value - c) for c in cuts) <= share * (cuts[2] - cuts[0])
 
 
 def shown(value: float) -> str:
@@ -134,9 +131,15 @@ class FitnessPrediction(QuestionType):
         keep_unclear: Share of "unclear trend" windows kept: without thinning about two thirds
             of answers have an unclear VO2max trend, which a text-only model learns from the
             option wording alone.
+        cut_dead_band: A VO2max within this share of the peers' interquartile range of a cut
+            is not banded (dropped).
+        ci_dead_band: A trend CI whose end lies within this share of the CI width from zero is
+            dropped.
     """
 
     keep_unclear: float = 0.12
+    cut_dead_band: float = 0.05
+    ci_dead_band: float = 0.1
 
     name = "fitness_prediction"
     version = 6
@@ -158,7 +161,7 @@ class FitnessPrediction(QuestionType):
             raise Drop("too few VO2max estimates in the last 90 days")
         for p in CUTS:
             g.output(f"ref_p{p}", cell["percentiles"][str(p)])
-        if near_cut(float(value.value), cuts):
+        if near_cut(float(value.value), cuts, self.cut_dead_band):
             raise Drop("VO2max within the dead-band of a quartile cut")
         trend = g.series("vo2max", TREND_DAYS)
         if np.isfinite(trend.value).sum() < MIN_TREND_POINTS:
@@ -167,7 +170,7 @@ class FitnessPrediction(QuestionType):
         g.output("lo", fit["lo"])
         g.output("hi", fit["hi"])
         lo, hi = float(fit["lo"].value), float(fit["hi"].value)
-        if min(abs(lo), abs(hi)) <= CI_DEAD_BAND * (hi - lo):
+        if min(abs(lo), abs(hi)) <= self.ci_dead_band * (hi - lo):
             raise Drop("trend CI ends within the dead-band of zero")
         if trend_of(lo, hi) == "no_clear_change":
             keep_share(self.keep_unclear, rng)

@@ -9,7 +9,7 @@ with one adjacent month (the "adjacent period" distractors), filled with random 
 of other months (:func:`paired_options`): every option, not only the answer, has a neighbour
 among the options, so the layout carries no information.
 
-Dead-bands (drop, never approximate): the winner must beat the runner-up by ``MARGIN`` daily
+Dead-bands (drop, never approximate): the winner must beat the runner-up by ``margin`` daily
 SDs of the metric over the history (no answer hinges on a near-tie), and at least ten months
 must be defined.
 """
@@ -31,8 +31,6 @@ from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Op
 METRICS = ("resting_hr", "hrv", "steps", "sleep_minutes", "sleep_efficiency", "stress", "active_kcal")
 #: Fewest present days for a month to count.
 MIN_DAYS = 20
-#: Smallest lead of the winner over the runner-up, in daily SDs of the metric.
-MARGIN = 0.15
 N_OPTIONS = 10
 #: Top-ranked periods that each bring one adjacent period as a distractor.
 ANCHORS = 4
@@ -63,7 +61,13 @@ def month_text(label: str) -> str:
 @question()
 @dataclass(frozen=True)
 class PeriodComparison(QuestionType):
-    """Which calendar month of the history had the highest (or lowest) mean of a metric."""
+    """Which calendar month of the history had the highest (or lowest) mean of a metric.
+
+    Attributes:
+        margin: Smallest lead of the winner over the runner-up, in daily SDs of the metric.
+    """
+
+    margin: float = 0.15
 
     name = "period_comparison"
     version = 2
@@ -89,7 +93,7 @@ class PeriodComparison(QuestionType):
             raise Drop("too few months with enough days")
         ranked = sorted(defined, key=lambda i: (-means[i] if which == "max" else means[i], i))
         gap = abs(means[ranked[0]] - means[ranked[1]])
-        if not (sd > 0 and gap >= MARGIN * sd):
+        if not (sd > 0 and gap >= self.margin * sd):
             raise Drop("winner within the dead-band of the runner-up")
         labels = table.value.labels
         picks = paired_options(ranked, rng, anchors=ANCHORS, n=N_OPTIONS)

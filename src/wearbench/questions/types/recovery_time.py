@@ -1,9 +1,9 @@
 """Recovery time after the most recent excursion (data · single · history).
 
 Evidence: :func:`excursions` over the ``LOOKBACK_DAYS`` days ending at the end date (runs of
-consecutive days with z ≥ ``K`` above, or ≤ −``K`` below, the trailing 28-day mean and SD);
+consecutive days with z ≥ ``k`` above, or ≤ −``k`` below, the trailing 28-day mean and SD);
 the most recent run's first day is the onset, and :func:`recovery_time` gives the days from
-the onset until the value is first back within ``K_RECOVER`` SD of the pre-episode baseline
+the onset until the value is first back within ``k_recover`` SD of the pre-episode baseline
 (mean and SD of the 28 days before the onset, frozen there).
 
 The question asks for the recovery *date* (onset + recovery time). Options are ten consecutive
@@ -16,8 +16,8 @@ subsampled (:meth:`RecoveryTime.gap_keep_share`) so that, within the shown days,
 likelier to be the answer.
 
 Dead-bands (drop, never approximate): a day from the onset's eve to the end date whose z lies
-within ``DEAD_BAND`` of ``K`` (the onset or which run is the most recent could change), a day
-up to the recovery whose distance from the baseline lies within ``DEAD_BAND`` of ``K_RECOVER``
+within ``dead_band`` of ``k`` (the onset or which run is the most recent could change), a day
+up to the recovery whose distance from the baseline lies within ``dead_band`` of ``k_recover``
 SD, no excursion with a full baseline, and no recovery within ``MAX_DAYS``.
 """
 
@@ -39,11 +39,7 @@ from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, Question
 
 LOOKBACK_DAYS = 120
 BASELINE_DAYS = 28
-K = 1.5
-K_RECOVER = 0.5
 MAX_DAYS = 28
-#: Half-width of the dead-bands around ``K`` and ``K_RECOVER`` (SD units).
-DEAD_BAND = 0.05
 #: Consecutive calendar days offered.
 N_OPTIONS = 10
 
@@ -60,6 +56,10 @@ class RecoveryTime(QuestionType):
             ``exp((gap − gap_full) / gap_scale)`` (1 from ``gap_full`` on): later shown days are
             then hardly likelier than earlier ones.
         gap_scale: Days over which that share falls by a factor e.
+        k: Excursion threshold: |z| against the trailing 28-day mean and SD (stated in the stem).
+        k_recover: Recovered when back within this many SD of the pre-episode baseline (stated
+            in the stem).
+        dead_band: Half-width of the dead-bands around ``k`` and ``k_recover`` (SD units).
     """
 
     signals: tuple[tuple[str, str], ...] = (
@@ -72,6 +72,9 @@ class RecoveryTime(QuestionType):
     )
     gap_full: int = 40
     gap_scale: float = 30.0
+    k: float = 1.5
+    k_recover: float = 0.5
+    dead_band: float = 0.05
 
     name = "recovery_time"
     version = 3
@@ -90,7 +93,7 @@ class RecoveryTime(QuestionType):
         g = Graph(ctx, str(ctx.dates[end]))
         s = g.series(metric, LOOKBACK_DAYS)
         require_coverage(s.value, 0.7, metric)
-        runs = g.call("excursions", s, k=K, direction=direction, window=b, min_count=b // 2)
+        runs = g.call("excursions", s, k=self.k, direction=direction, window=b, min_count=b // 2)
         if not runs.value or runs.value[-1].start < b:
             raise Drop("no excursion with a full baseline in the lookback")
         last = len(runs.value) - 1
@@ -100,7 +103,7 @@ class RecoveryTime(QuestionType):
             "recovery_time",
             s,
             onset=onset,
-            k_recover=K_RECOVER,
+            k_recover=self.k_recover,
             window=b,
             min_count=b // 2,
             max_days=MAX_DAYS,
@@ -123,24 +126,22 @@ class RecoveryTime(QuestionType):
         distractors = tuple(o for o in options if o is not correct)
         return Draft(text, correct, distractors, g, (metric,), variant=f"{metric}:{direction}")
 
-    @staticmethod
-    def _gate(values: np.ndarray, onset: int, days: int, direction: str) -> None:
+    def _gate(self, values: np.ndarray, onset: int, days: int, direction: str) -> None:
         """Drop when the onset, the run identity or the recovery day is knife-edge."""
         b = BASELINE_DAYS
         z = zscore(values, window=b, min_count=b // 2)
         signed = (z if direction == "above" else -z)[onset - 1 :]
-        if np.any(np.abs(signed[np.isfinite(signed)] - K) < DEAD_BAND):
+        if np.any(np.abs(signed[np.isfinite(signed)] - self.k) < self.dead_band):
             raise Drop("a day within the dead-band of the excursion threshold")
         base = rolling_baseline(values, window=b, min_count=b // 2)
         mean, sd = float(base.center[onset]), float(base.scale[onset])
         dist = np.abs(values[onset + 1 : onset + days + 1] - mean) / sd
-        if np.any(np.abs(dist[np.isfinite(dist)] - K_RECOVER) < DEAD_BAND):
+        if np.any(np.abs(dist[np.isfinite(dist)] - self.k_recover) < self.dead_band):
             raise Drop("a day within the dead-band of the recovery band")
 
-    @staticmethod
-    def _text(metric: str, direction: str, dates: np.ndarray) -> str:
+    def _text(self, metric: str, direction: str, dates: np.ndarray) -> str:
         name, unit = metric_spec(metric).description, metric_spec(metric).unit
-        rel = f"≥ {K:g} SD above" if direction == "above" else f"≤ {K:g} SD below"
+        rel = f"≥ {self.k:g} SD above" if direction == "above" else f"≤ {self.k:g} SD below"
         return (
             f"Between {dates[0]} and {dates[-1]}, consider the most recent excursion of this "
             f"user's {name} ({unit}): a run of consecutive days with {name} {rel} the mean of the "
@@ -148,7 +149,7 @@ class RecoveryTime(QuestionType):
             f"defined only when at least {BASELINE_DAYS // 2} of them have data; a missing day or "
             "a day without a defined baseline ends a run). On which date, after the first day of "
             "that run, was "
-            f"{name} first back within {K_RECOVER:g} SD of its pre-episode baseline (mean and SD "
+            f"{name} first back within {self.k_recover:g} SD of its pre-episode baseline (mean and SD "
             f"of the {BASELINE_DAYS} days before the run began)? Missing days never count as "
             "recovered."
         )

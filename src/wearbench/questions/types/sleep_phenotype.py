@@ -15,9 +15,10 @@ Three axes, all cohort-relative (no study cut-off is used):
 
 The 3 × 2 × 2 = 12 phenotypes give the correct one and nine distractors drawn at random from
 the other eleven. Windows with too few nights, no reference percentiles, or a value inside a
-dead-band (±4 percentile points of a percentile edge; ±10 % of the regularity median) are
-dropped. Sleep stages are not used: the reference percentiles cover duration and efficiency
-only, so a stage axis would need a threshold the cohort does not provide.
+dead-band (``pct_band`` percentile points of a percentile edge, default 4; ``reg_band`` of the
+regularity median, default 10 %) are dropped. Sleep stages are not used: the reference
+percentiles cover duration and efficiency only, so a stage axis would need a threshold the
+cohort does not provide.
 
 Options read "Sleep of <reduced|typical|lengthy> length, <poor|good> efficiency and
 <erratic|regular> timing": the words of one axis have equal lengths, so every option has the
@@ -46,8 +47,6 @@ DURATION = {"short": "reduced", "adequate": "typical", "long": "lengthy"}
 CONTINUITY = {"fragmented": "poor", "consolidated": "good"}
 TIMING = {"regular": "regular", "irregular": "erratic"}
 SHORT_BELOW, LONG_ABOVE, FRAGMENTED_BELOW = 25.0, 75.0, 25.0
-PCT_BAND = 4.0
-REG_BAND = 0.10
 MIN_NIGHTS = 20
 
 
@@ -66,16 +65,23 @@ def classify(evidence: Mapping[str, Any], regularity_median: float) -> tuple[str
     return duration, continuity, timing
 
 
-def _near_edge(evidence: Mapping[str, Any], regularity_median: float) -> bool:
+def _near_edge(
+    evidence: Mapping[str, Any], regularity_median: float, pct_band: float, reg_band: float
+) -> bool:
+    """Whether a value lies within its dead-band of a phenotype edge.
+
+    ``pct_band`` is in percentile points around a percentile edge; ``reg_band`` is a share of
+    the cohort regularity median around that median.
+    """
     dur, eff, reg = (
         evidence["sleep_minutes_pct"],
         evidence["sleep_efficiency_pct"],
         evidence["regularity_mean"],
     )
     return bool(
-        min(abs(dur - SHORT_BELOW), abs(dur - LONG_ABOVE)) < PCT_BAND
-        or abs(eff - FRAGMENTED_BELOW) < PCT_BAND
-        or abs(reg - regularity_median) < REG_BAND * regularity_median
+        min(abs(dur - SHORT_BELOW), abs(dur - LONG_ABOVE)) < pct_band
+        or abs(eff - FRAGMENTED_BELOW) < pct_band
+        or abs(reg - regularity_median) < reg_band * regularity_median
     )
 
 
@@ -105,6 +111,8 @@ class SleepPhenotype(QuestionType):
 
     Attributes:
         keep: Share of windows kept per phenotype (see :attr:`.AcuteStrain.keep`).
+        pct_band: Dead-band around a percentile edge (percentile points).
+        reg_band: Dead-band around the cohort regularity median (share of the median).
     """
 
     keep: Mapping[tuple[str, str, str], float] = table(
@@ -114,6 +122,8 @@ class SleepPhenotype(QuestionType):
             ("long", "consolidated", "irregular"): 0.6,
         }
     )
+    pct_band: float = 4.0
+    reg_band: float = 0.10
 
     name = "sleep_phenotype"
     version = 3
@@ -137,7 +147,7 @@ class SleepPhenotype(QuestionType):
         answer = classify(evidence, median)
         if answer is None:
             raise Drop("too few nights or no reference percentiles")
-        if _near_edge(evidence, median):
+        if _near_edge(evidence, median, self.pct_band, self.reg_band):
             raise Drop("a value lies within the dead-band of a phenotype edge")
         thin(answer, self.keep, rng)
         others = [(d, c, t) for d in DURATION for c in CONTINUITY for t in TIMING if (d, c, t) != answer]

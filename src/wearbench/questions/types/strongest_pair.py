@@ -16,7 +16,7 @@ item is kept only when the winner passes every gate (:func:`wearbench.grounding.
 on the ten shown: it beats the runner-up by the margin (outside the margin dead-band), its
 ``|r|`` passes the effect-size gate and dead-band with the same sign in both halves, it stays
 the winner in ≥ 24 of 30 day-bootstrap resamples and under every leave-one-day-out. Up to
-:data:`MAX_TRIES` sets are tried per window.
+``max_tries`` sets are tried per window.
 
 Definitional vs empirical: the menu holds the definitional pairs of
 :data:`wearbench.grounding.DEFINITIONAL_PAIRS` (steps ↔ exercise minutes / MET-hours / sessions,
@@ -70,8 +70,6 @@ from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, Question
 #: Fewest days with both values for a lag's r to count (stated in the stem).
 MIN_OVERLAP = 14
 N_CANDIDATES = 10
-#: Candidate sets tried per window before the window is dropped.
-MAX_TRIES = 3
 MIN_COVERAGE = 0.7
 #: Days between candidate window ends.
 STEP_DAYS = 14
@@ -82,11 +80,6 @@ DISTRACTOR_WEIGHT = "strongest_pair:distractor_weight"
 WIN_RATE = "strongest_pair:win_rate"
 #: Share of shown pairs that are the answer (one in ten).
 TARGET_RATE = 1 / N_CANDIDATES
-#: Calibration windows per user and fixed-point iterations.
-CALIBRATION_WINDOWS = 8
-CALIBRATION_ITERS = 60
-#: Bounds of the calibrated weights (relative to their geometric mean).
-WEIGHT_FLOOR, WEIGHT_CEIL = 1e-3, 1e3
 
 
 def _eligible(best: NDArray[np.float64]) -> tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]:
@@ -144,19 +137,23 @@ def _shown_sets(
 
 
 def _calibrate(
-    windows: Sequence[tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]], n: int
+    windows: Sequence[tuple[list[int], NDArray[np.bool_], NDArray[np.float64]]],
+    n: int,
+    iters: int,
+    bounds: tuple[float, float],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Winner and distractor weights making each pair the answer in ~1/10 of the items showing it.
 
     Fixed-point iteration on the expected number of times each of ``n`` pairs is the intended
     winner (``A``) and a distractor (``D``) over the cohort windows ``(cands, ok, mag)``
-    (first try only; distractor inclusion approximated by ``9 v / sum v`` clipped to 1).
+    (first try only; distractor inclusion approximated by ``9 v / sum v`` clipped to 1), for
+    ``iters`` iterations, the weights kept within ``bounds`` of their geometric mean.
     Returns the winner weights, the distractor weights and each pair's uniform-draw win rate.
     """
     u, v = np.ones(n), np.ones(n)
     belows = [{w: _below(w, ok, mag) for w in cands} for cands, ok, mag in windows]
     win_rate = np.zeros(n)
-    for it in range(CALIBRATION_ITERS + 1):
+    for it in range(iters + 1):
         a, d = np.zeros(n), np.zeros(n)
         for (cands, _, _), below in zip(windows, belows, strict=True):
             pu = u[cands] / u[cands].sum()
@@ -167,14 +164,14 @@ def _calibrate(
                 d[b] += pw * incl
         if it == 0:
             win_rate = a / max(len(windows), 1)
-        if it == CALIBRATION_ITERS:
+        if it == iters:
             break
         wins = a > 0
         rate = np.where(wins, a / np.maximum(a + d, 1e-12), 0.0)
         step = np.sqrt(np.where(wins, rate / TARGET_RATE, 0.5))
         v = v * step
         u = np.where(wins, u / np.maximum(step, 1e-12), u)
-        u, v = (np.clip(x / np.exp(np.log(x).mean()), WEIGHT_FLOOR, WEIGHT_CEIL) for x in (u, v))
+        u, v = (np.clip(x / np.exp(np.log(x).mean()), *bounds) for x in (u, v))
     return u, v, win_rate
 
 
@@ -211,7 +208,19 @@ def _first_failed(checks: Mapping[str, bool]) -> str:
 @question()
 @dataclass(frozen=True)
 class StrongestPair(QuestionType):
-    """Strongest lagged coupling among ten candidate signal pairs."""
+    """Strongest lagged coupling among ten candidate signal pairs.
+
+    Attributes:
+        max_tries: Candidate sets tried per window before the window is dropped.
+        calibration_windows: Latest candidate windows per user the cohort calibration scores.
+        calibration_iters: Fixed-point iterations of the calibration.
+        weight_bounds: Bounds of the calibrated weights, relative to their geometric mean.
+    """
+
+    max_tries: int = 3
+    calibration_windows: int = 8
+    calibration_iters: int = 60
+    weight_bounds: tuple[float, float] = (1e-3, 1e3)
 
     name = "strongest_pair"
     version = 5
@@ -245,7 +254,7 @@ class StrongestPair(QuestionType):
         uw, dw = _menu_weights(menu, pool)
         winner, gates, pairs = None, None, []
         for tries, shown in enumerate(_shown_sets(menu, best_r, rng, uw, dw)):
-            if tries >= MAX_TRIES:
+            if tries >= self.max_tries:
                 break
             pairs = [menu[i] for i in shown]
             winner, gates = strongest_gates(xs[shown], ys[shown], [p.name for p in pairs], rng)
@@ -294,7 +303,7 @@ class StrongestPair(QuestionType):
     def cohort_distributions(self, contexts: Sequence[UserContext]) -> dict[str, np.ndarray]:
         """Calibrated winner and distractor weights per pair (aligned with :data:`ALL_PAIRS`).
 
-        Scores the menu on the latest :data:`CALIBRATION_WINDOWS` candidate windows of every user
+        Scores the menu on the latest ``calibration_windows`` candidate windows of every user
         (no gates) and fits the weights with :func:`_calibrate`. The weights only choose which
         ten pairs are shown; the answer is still decided by the graph on those ten.
         """
@@ -302,7 +311,7 @@ class StrongestPair(QuestionType):
         index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
         windows = []
         for ctx in contexts:
-            for end in self.end_dates(ctx)[:CALIBRATION_WINDOWS]:
+            for end in self.end_dates(ctx)[: self.calibration_windows]:
                 try:
                     kept, _, _, best_r = self._score(ctx, end, menu)
                 except Drop:
@@ -313,7 +322,7 @@ class StrongestPair(QuestionType):
                 full_mag = np.zeros(len(ALL_PAIRS))
                 full_ok[at], full_mag[at] = ok, mag
                 windows.append(([int(at[i]) for i in cands], full_ok, full_mag))
-        u, v, rate = _calibrate(windows, len(ALL_PAIRS))
+        u, v, rate = _calibrate(windows, len(ALL_PAIRS), self.calibration_iters, self.weight_bounds)
         return {WINNER_WEIGHT: u, DISTRACTOR_WEIGHT: v, WIN_RATE: rate}
 
     @staticmethod
