@@ -45,6 +45,18 @@ def test_distractors_are_clearly_false() -> None:
     assert _clearly_false(0.2, "concordant", 0)
 
 
+def test_min_coverage_is_a_constructor_field() -> None:
+    # HRV missing on 12 of 60 days: coverage 0.8 clears the default 0.7 but not 0.9, and the
+    # other pairs are noise, so the variant finds no pair
+    ctx = _ctx(-1.0)
+    ctx.metrics["hrv"][::5] = np.nan
+    draft = Concordance().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    assert draft.grounding_ref == "concordance:stress~hrv"
+    assert draft.correct.claim["direction"] == "concordant"
+    with pytest.raises(Drop, match="no linked pair passes"):
+        Concordance(min_coverage=0.9).make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+
+
 def test_noise_is_dropped() -> None:
     ctx = _ctx(None, seed=3)
     with pytest.raises(Drop):

@@ -57,8 +57,9 @@ def test_reading_text_and_class_weight() -> None:
     assert conditional_effect.reading("high_activity->stress", "lower", 3).text == (
         "After high-activity days, stress: -1.8 to -1.3 SD (lower)"
     )
-    assert conditional_effect.class_weight("short_sleep->hrv", "lower", 0) == 0.36  # usual direction
-    assert conditional_effect.class_weight("short_sleep->hrv", "higher", 0) == 0.02  # against it
+    prior = ConditionalEffect().class_prior
+    assert conditional_effect.class_weight(prior, "short_sleep->hrv", "lower", 0) == 0.36  # usual direction
+    assert conditional_effect.class_weight(prior, "short_sleep->hrv", "higher", 0) == 0.02  # against it
 
 
 def test_clearly_false_respects_the_dead_band() -> None:
@@ -78,6 +79,20 @@ def test_distractor_pool_counts() -> None:
     assert len(pool) == 13 + 14
     assert ("short_sleep->hrv", "lower", 2) not in pool
     assert ("high_stress->hrv", "higher", 0) in pool
+
+
+def test_min_coverage_is_a_constructor_field() -> None:
+    # HRV missing on 120 of 400 days: coverage 0.7 clears the default 0.6 but not 0.75, and no
+    # other family has an effect, so the variant finds nothing
+    ctx = _ctx(0.62)
+    ctx.metrics["hrv"][::10] = np.nan
+    ctx.metrics["hrv"][1::10] = np.nan
+    ctx.metrics["hrv"][2::10] = np.nan
+    draft = ConditionalEffect().make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
+    assert draft.grounding_ref == "conditional:short_sleep->hrv"
+    assert ConditionalEffect(min_coverage=0.75).spec()["min_coverage"] == 0.75
+    with pytest.raises(Drop, match="no condition and response pass"):
+        ConditionalEffect(min_coverage=0.75).make(ctx, ctx.n_days - 1, np.random.default_rng(0), CohortPool())
 
 
 def test_no_effect_is_dropped() -> None:

@@ -13,7 +13,7 @@ clinical interpretation in the stem), each of one linked pair, in one template w
 numbers (``Grade C, concordant: as stress increased, HRV fell``); the question asks which one
 is correct. The answer is the gated reading of one pair; the nine distractors are readings of
 any linked pair with enough data that its ``r`` contradicts even when moved by the bin
-dead-band (:func:`_clearly_false`), drawn with weight :data:`PAIR_PRIOR` × :data:`LABEL_PRIOR`
+dead-band (:func:`_clearly_false`), drawn with weight ``pair_prior`` × ``label_prior``
 (how often the reading is an answer). Since the answers pile onto a few readings (concordant,
 grades B–C), a one-pair question would let a text-only model guess the reading; here the
 likely readings are also the likely distractors, so each wording is right about one time in
@@ -23,7 +23,7 @@ Kept only when the pair passes the gates of :func:`wearbench.grounding.concordan
 (``|r| ≥ 0.5`` outside the dead-band with the same sign in both halves, direction reproduced
 in ≥ 24 of 30 day resamples and unchanged by leaving out any day, ``|r|`` not within 0.02 of a
 bin edge). Among the linked pairs that pass in a window, one is picked at random with weight
-1 / :data:`LABEL_PRIOR` of its reading. Pattern family ``concordance:<a>~<b>``; its null test
+1 / ``label_prior`` of its reading. Pattern family ``concordance:<a>~<b>``; its null test
 runs the same gates on mismatched users.
 """
 
@@ -49,7 +49,7 @@ from wearbench.grounding import (
 )
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import weighted_sample
-from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question
+from wearbench.questions._qtype import CohortPool, Draft, Drop, Option, QuestionType, question, table
 
 #: (signal a, signal b, the physiological state they share).
 PAIRS: tuple[tuple[str, str, str], ...] = (
@@ -75,19 +75,9 @@ def _name(metric: str) -> str:
     return _NAME.get(metric, metric.replace("_", " "))
 
 
-MIN_COVERAGE = 0.7
 #: Fewest days with both values for a pair's r to be defined (stated in the stem).
 MIN_OVERLAP = 14
 N_OPTIONS = 10
-#: Assumed share of each linked pair among the answers (a design prior, as :data:`LABEL_PRIOR`).
-PAIR_PRIOR: Mapping[str, float] = {f"{a}~{b}": 1.0 for a, b, _ in PAIRS}
-#: Assumed frequency of each reading (direction, grade) as the answer: gated ``|r|`` sits mostly
-#: in grades B–C and linked pairs mostly move together. A design prior: among several linked
-#: pairs that pass the gates in one window, rarer readings are preferred (weight 1 / prior).
-LABEL_PRIOR: Mapping[str, tuple[float, ...]] = {
-    "concordant": (0.01, 0.40, 0.45, 0.08, 0.02),
-    "discordant": (0.01, 0.02, 0.01, 0.005, 0.005),
-}
 
 
 def _statement(a: str, b: str, direction: str, k: int) -> Option:
@@ -99,15 +89,9 @@ def _statement(a: str, b: str, direction: str, k: int) -> Option:
     return Option(text, {"a": a, "b": b, "polarity": polarity, "direction": direction, "bin": k})
 
 
-def _clearly_false(signed_r: float, direction: str, k: int) -> bool:
-    """The reading is wrong for ``signed_r`` even when ``r`` moves by the bin dead-band."""
-    return all(
-        concordance_label(signed_r + d) != (direction, k) for d in (-BIN_DEAD_BAND, 0.0, BIN_DEAD_BAND)
-    )
-
-
-def _weight(a: str, b: str, direction: str, k: int) -> float:
-    return PAIR_PRIOR[f"{a}~{b}"] * LABEL_PRIOR[direction][k]
+def _clearly_false(signed_r: float, direction: str, k: int, band: float = BIN_DEAD_BAND) -> bool:
+    """The reading is wrong for ``signed_r`` even when ``r`` moves by ``band``."""
+    return all(concordance_label(signed_r + d) != (direction, k) for d in (-band, 0.0, band))
 
 
 def _grades() -> str:
@@ -117,7 +101,30 @@ def _grades() -> str:
 @question()
 @dataclass(frozen=True)
 class Concordance(QuestionType):
-    """Whether two linked signals moved together in health terms over the window, and how tightly."""
+    """Whether two linked signals moved together in health terms over the window, and how tightly.
+
+    Attributes:
+        pair_prior: Assumed share of each linked pair (``a~b``) among the answers (a design prior,
+            as ``label_prior``).
+        label_prior: Assumed frequency of each reading (direction, grade) as the answer: gated
+            ``|r|`` sits mostly in grades B–C and linked pairs mostly move together. A design
+            prior: among several linked pairs that pass the gates in one window, rarer readings are
+            preferred (weight 1 / prior), and distractors are drawn with weight prior.
+        min_coverage: Least share of window days with a value, in both signals, for a pair to be
+            considered (as answer or distractor).
+        dead_band: Distractor dead-band (in ``r``): a reading is a distractor only if ``r`` moved
+            by this much either way still contradicts it.
+    """
+
+    pair_prior: Mapping[str, float] = table({f"{a}~{b}": 1.0 for a, b, _ in PAIRS})
+    label_prior: Mapping[str, tuple[float, ...]] = table(
+        {
+            "concordant": (0.01, 0.40, 0.45, 0.08, 0.02),
+            "discordant": (0.01, 0.02, 0.01, 0.005, 0.005),
+        }
+    )
+    min_coverage: float = 0.7
+    dead_band: float = BIN_DEAD_BAND
 
     name = "concordance"
     version = 4
@@ -131,7 +138,7 @@ class Concordance(QuestionType):
         signed: dict[tuple[str, str], float] = {}
         for a, b, _ in PAIRS:
             xa, xb = ctx.span(a, end, w), ctx.span(b, end, w)
-            if min(np.isfinite(xa).mean(), np.isfinite(xb).mean()) < MIN_COVERAGE:
+            if min(np.isfinite(xa).mean(), np.isfinite(xb).mean()) < self.min_coverage:
                 continue
             label, gates = concordance_gates(POLARITY[a] * xa, POLARITY[b] * xb, rng)
             ok = np.isfinite(xa) & np.isfinite(xb)
@@ -141,8 +148,8 @@ class Concordance(QuestionType):
                 found.append((a, b, label, gates))
         if not found:
             raise Drop("no linked pair passes the population gates")
-        # several pairs pass: prefer rarer readings (inverse LABEL_PRIOR) to flatten the answers
-        weights = np.array([1.0 / _weight(f[0], f[1], *f[2]) for f in found])
+        # several pairs pass: prefer rarer readings (inverse label_prior) to flatten the answers
+        weights = np.array([1.0 / self._weight(f[0], f[1], *f[2]) for f in found])
         a, b, label, gates = found[int(rng.choice(len(found), p=weights / weights.sum()))]
         correct = _statement(a, b, *label)
         # distractors: readings of any covered pair that its data clearly contradict, drawn with
@@ -153,11 +160,11 @@ class Concordance(QuestionType):
             if np.isfinite(r)
             for d in ("concordant", "discordant")
             for k in range(len(_GRADE))
-            if (pa, pb, d, k) != (a, b, *label) and _clearly_false(r, d, k)
+            if (pa, pb, d, k) != (a, b, *label) and _clearly_false(r, d, k, self.dead_band)
         ]
         if len(pool_opts) < N_OPTIONS - 1:
             raise Drop("too few linked pairs covered for distractors")
-        chosen = weighted_sample(pool_opts, [_weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
+        chosen = weighted_sample(pool_opts, [self._weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         for pa, pb in sorted({(a, b), *((o[0], o[1]) for o in chosen)}):
             lc = g.call(
@@ -190,6 +197,10 @@ class Concordance(QuestionType):
             gates=gates.to_dict(),
             variant=f"{a}~{b}",
         )
+
+    def _weight(self, a: str, b: str, direction: str, k: int) -> float:
+        """Assumed answer frequency of a reading: ``pair_prior`` × ``label_prior``."""
+        return self.pair_prior[f"{a}~{b}"] * self.label_prior[direction][k]
 
     @staticmethod
     def check(claim: Mapping[str, Any], evidence: Mapping[str, Any]) -> bool:

@@ -15,9 +15,9 @@ implausible), in one template (``After short-sleep nights, resting HR: +0.3 to +
 (:func:`wearbench.grounding.conditional_gates`: dead-band around every bin edge, 30-resample
 day bootstrap (≥ 24), leave-one-day-out, stability with the personal cut moved by ±5
 percentiles); among the families that pass, rarer readings are preferred (weight 1 /
-:data:`CLASS_PRIOR`). The nine distractors are readings of any covered family (the answer's
+``class_prior``). The nine distractors are readings of any covered family (the answer's
 included) that its effect contradicts even when moved by the dead-band, drawn with weight
-:data:`CLASS_PRIOR` of their class: real effects nearly always go the textbook way
+``class_prior`` of their class: real effects nearly always go the textbook way
 (:data:`USUAL_DIRECTION`) at 0.3–1.3 SD, so those readings are also the commonest distractors
 and each is right about one time in ten it is shown, while readings against the textbook
 (implausible) appear about as often as they are answers. A model that knows only the usual
@@ -48,9 +48,16 @@ from wearbench.grounding import (
 )
 from wearbench.questions._graph import Graph
 from wearbench.questions._helpers import weighted_sample
-from wearbench.questions._qtype import HISTORY_DAYS, CohortPool, Draft, Drop, Option, QuestionType, question
-
-MIN_COVERAGE = 0.6
+from wearbench.questions._qtype import (
+    HISTORY_DAYS,
+    CohortPool,
+    Draft,
+    Drop,
+    Option,
+    QuestionType,
+    question,
+    table,
+)
 
 
 @dataclass(frozen=True)
@@ -109,14 +116,8 @@ USUAL_DIRECTION: Mapping[str, str] = {
     "high_activity->sleep_minutes": "higher",
 }
 _N_BINS = len(EFFECT_EDGES) - 1
-#: Assumed frequency of each class as the answer, by whether its direction is the family's
-#: usual one and by magnitude bin (a design prior, measured on the default synthetic cohort:
-#: gated effects go the usual way at 0.3–1.3 SD). Distractors are drawn with this weight and
-#: answers preferred with its inverse, so each reading is right about one time in ten shown.
-CLASS_PRIOR: Mapping[bool, tuple[float, ...]] = {
-    True: (0.36, 0.28, 0.36, 0.01, 0.003, 0.002, 0.002),
-    False: (0.02, 0.005, 0.003, 0.001, 0.001, 0.001, 0.001),
-}
+#: A class prior: by usual direction or not, the assumed answer frequency of each magnitude bin.
+ClassPrior = Mapping[bool, tuple[float, ...]]
 N_OPTIONS = 10
 _SHORT = {
     "short_sleep": "After short-sleep nights",
@@ -138,9 +139,9 @@ def _interval(direction: str, k: int) -> tuple[float, float]:
     return (lo, hi) if direction == "higher" else (-hi, -lo)
 
 
-def class_weight(family: str, direction: str, k: int) -> float:
-    """:data:`CLASS_PRIOR` of a reading (usual direction or not, magnitude bin ``k``)."""
-    return CLASS_PRIOR[USUAL_DIRECTION.get(family) == direction][k]
+def class_weight(prior: ClassPrior, family: str, direction: str, k: int) -> float:
+    """``prior`` of a reading (usual direction or not, magnitude bin ``k``)."""
+    return prior[USUAL_DIRECTION.get(family) == direction][k]
 
 
 def reading(family: str, direction: str, k: int) -> Option:
@@ -151,32 +152,32 @@ def reading(family: str, direction: str, k: int) -> Option:
     return Option(text, {"family": family, "direction": direction, "bin": k})
 
 
-def clearly_false(effect: float, direction: str, k: int) -> bool:
-    """The reading is wrong for ``effect`` even when it moves by the dead-band (NaN: never false)."""
+def clearly_false(effect: float, direction: str, k: int, band: float = EFFECT_DEAD_BAND) -> bool:
+    """The reading is wrong for ``effect`` even when it moves by ``band`` SD (NaN: never false)."""
     if not math.isfinite(effect):
         return False
-    return all(
-        conditional_label(effect + d) != (direction, k) for d in (-EFFECT_DEAD_BAND, 0.0, EFFECT_DEAD_BAND)
-    )
+    return all(conditional_label(effect + d) != (direction, k) for d in (-band, 0.0, band))
 
 
-def distractor_pool(effects: Mapping[str, float], answer: tuple[str, str, int]) -> list[tuple[str, str, int]]:
+def distractor_pool(
+    effects: Mapping[str, float], answer: tuple[str, str, int], band: float = EFFECT_DEAD_BAND
+) -> list[tuple[str, str, int]]:
     """Every reading of a covered family that its effect clearly contradicts (not the answer)."""
     return [
         (family, direction, k)
         for family, effect in sorted(effects.items())
         for direction in ("higher", "lower")
         for k in range(_N_BINS)
-        if (family, direction, k) != answer and clearly_false(effect, direction, k)
+        if (family, direction, k) != answer and clearly_false(effect, direction, k, band)
     ]
 
 
-def _effects(ctx: UserContext, end: int, days: int) -> dict[str, float]:
+def _effects(ctx: UserContext, end: int, days: int, min_coverage: float) -> dict[str, float]:
     """Effect (SD) of every menu family with enough data (NaN where undefined)."""
     out = {}
     for cond, response in _MENU:
         x, y = ctx.span(cond.driver, end, days), ctx.span(response, end, days)
-        if min(np.isfinite(x).mean(), np.isfinite(y).mean()) < MIN_COVERAGE:
+        if min(np.isfinite(x).mean(), np.isfinite(y).mean()) < min_coverage:
             continue
         eff, _ = conditional_prefilter(x, y, quantile=cond.quantile, side=cond.side, lag=cond.lag)
         out[f"{cond.key}->{response}"] = float(eff)
@@ -184,7 +185,12 @@ def _effects(ctx: UserContext, end: int, days: int) -> dict[str, float]:
 
 
 def _find(
-    ctx: UserContext, end: int, days: int, covered: Sequence[str], rng: np.random.Generator
+    ctx: UserContext,
+    end: int,
+    days: int,
+    covered: Sequence[str],
+    prior: ClassPrior,
+    rng: np.random.Generator,
 ) -> tuple[Condition, str, Any]:
     """A gated family among ``covered``, rarer readings preferred (weight 1 / class prior)."""
     found = []
@@ -195,7 +201,7 @@ def _find(
         gates = conditional_gates(x, y, rng, quantile=cond.quantile, side=cond.side, lag=cond.lag)
         label = conditional_label(float(gates.stats["effect"])) if gates.passed else None
         if label is not None:
-            found.append((cond, response, gates, 1.0 / class_weight(family, *label)))
+            found.append((cond, response, gates, 1.0 / class_weight(prior, family, *label)))
     if not found:
         raise Drop("no condition and response pass the population gates")
     w = np.array([f[3] for f in found])
@@ -219,7 +225,32 @@ def _definitions() -> str:
 @question()
 @dataclass(frozen=True)
 class ConditionalEffect(QuestionType):
-    """Which reading (family, direction and size) of responses after personal lows/highs holds."""
+    """Which reading (family, direction and size) of responses after personal lows/highs holds.
+
+    Attributes:
+        class_prior: Assumed frequency of each reading as the answer, by whether its direction is
+            the family's usual one (:data:`USUAL_DIRECTION`) and by magnitude bin (a design prior,
+            measured on the default synthetic cohort: gated effects go the usual way at 0.3–1.3 SD).
+            Distractors are drawn with this weight and answers preferred with its inverse, so each
+            reading is right about one time in ten shown.
+        min_coverage: Least share of days with a value, in both the driver and the response, for a
+            family to be covered (offered as answer or distractor).
+        dead_band: Distractor dead-band (SD): a reading is a distractor only if the effect moved by
+            this much either way still contradicts it.
+        null_step: Days between the windows of the cross-user null test.
+        null_windows: Latest windows per user the null test scores.
+    """
+
+    class_prior: Mapping[bool, tuple[float, ...]] = table(
+        {
+            True: (0.36, 0.28, 0.36, 0.01, 0.003, 0.002, 0.002),
+            False: (0.02, 0.005, 0.003, 0.001, 0.001, 0.001, 0.001),
+        }
+    )
+    min_coverage: float = 0.6
+    dead_band: float = EFFECT_DEAD_BAND
+    null_step: int = 56
+    null_windows: int = 2
 
     name = "conditional_effect"
     version = 3
@@ -230,17 +261,18 @@ class ConditionalEffect(QuestionType):
     def make(self, ctx: UserContext, end: int, rng: np.random.Generator, pool: CohortPool) -> Draft:
         """Find a gated family over the history; ask which of ten readings of families is right."""
         days = min(HISTORY_DAYS, end + 1)
-        effects = _effects(ctx, end, days)
-        cond, response, gates = _find(ctx, end, days, sorted(effects), rng)
+        effects = _effects(ctx, end, days, self.min_coverage)
+        cond, response, gates = _find(ctx, end, days, sorted(effects), self.class_prior, rng)
         family = f"{cond.key}->{response}"
         label = conditional_label(float(gates.stats["effect"]))
         if label is None:  # _find keeps labelled effects only
             raise Drop("primitive and gate kernel disagree")
         answer = (family, *label)
-        pool_opts = distractor_pool(effects, answer)
+        pool_opts = distractor_pool(effects, answer, self.dead_band)
         if len(pool_opts) < N_OPTIONS - 1:
             raise Drop("too few families covered for distractors")
-        chosen = weighted_sample(pool_opts, [class_weight(*o) for o in pool_opts], N_OPTIONS - 1, rng)
+        weights = [class_weight(self.class_prior, *o) for o in pool_opts]
+        chosen = weighted_sample(pool_opts, weights, N_OPTIONS - 1, rng)
         g = Graph(ctx, str(ctx.dates[end]))
         for fam in sorted({family, *(o[0] for o in chosen)}):
             key, resp = fam.split("->")
@@ -306,7 +338,15 @@ class ConditionalEffect(QuestionType):
                 return conditional_pass_batch(x, y, rng, quantile=c.quantile, side=c.side, lag=c.lag)
 
             res = family_null(
-                stat, contexts, cond.driver, response, rng, days=days, step=56, min_end=days, max_windows=2
+                stat,
+                contexts,
+                cond.driver,
+                response,
+                rng,
+                days=days,
+                step=self.null_step,
+                min_end=days,
+                max_windows=self.null_windows,
             )
             if res is not None:
                 out[f"conditional:{cond.key}->{response}"] = res.to_dict()
