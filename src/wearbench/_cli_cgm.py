@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from wearbench._catalogue import RegistryChoice
 from wearbench._errors import WearbenchError
 
 if TYPE_CHECKING:
@@ -104,10 +105,10 @@ def _write_agp(data: CGMData, out: Path, bin_minutes: int) -> list[Path]:
 @click.option("--days", type=click.IntRange(min=1), default=30, show_default=True, help="Days simulated.")
 @click.option(
     "--controller",
-    type=click.Choice(["basal-bolus", "pid"]),
+    type=RegistryChoice("controller"),
     default="basal-bolus",
     show_default=True,
-    help="Insulin controller: basal-bolus therapy or a PID loop.",
+    help="Insulin controller (registered kind 'controller'): basal-bolus therapy or a PID loop.",
 )
 @click.option(
     "--sensor",

@@ -55,6 +55,11 @@ def test_pid_controller() -> None:
     assert len(df) == 1440
 
 
+def test_simulate_looks_controllers_up_in_the_registry() -> None:
+    with pytest.raises(UnknownNameError, match="pid"):  # close match offered
+        simulate(["adult#001"], 1, controller="pdi", sensor=None)
+
+
 def test_sensor_noise_is_seeded_and_plausible() -> None:
     sensor = Sensor.named("Dexcom")
     assert sensor.sample_time == 3

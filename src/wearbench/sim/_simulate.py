@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench._registry import registry
 from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
-from wearbench.sim.controller import BasalBolusController, Controller, PIDController
+from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
 from wearbench.sim.patient._params import FloatArray
@@ -26,7 +27,7 @@ def simulate(
     patients: list[str],
     days: int,
     *,
-    controller: Literal["basal-bolus", "pid"] | Controller = "basal-bolus",
+    controller: str | Controller = "basal-bolus",
     sensor: str | None = "Dexcom",
     pump: str | None = "Insulet",
     meals: Literal["random", "fixed"] | FloatArray = "random",
@@ -44,7 +45,8 @@ def simulate(
     Args:
         patients: simglucose patient names, e.g. ``["adult#001", "child#007"]`` (repeats allowed).
         days: Days to simulate.
-        controller: ``"basal-bolus"``, ``"pid"`` (simglucose's example gains) or a
+        controller: A registered controller name (``wearbench list controller``: ``"basal-bolus"``,
+            ``"pid"`` with simglucose's example gains), built with its defaults, or a
             :class:`~wearbench.sim.controller.Controller` (reset and called once per minute).
         sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), or ``None`` for a
             noise-free reading of subcutaneous glucose every minute.
@@ -81,13 +83,9 @@ def simulate(
         if carbs_all.shape != (n, minutes):
             raise WearbenchError(f"meals must have shape {(n, minutes)}, got {carbs_all.shape}")
         check_carbs(carbs_all)
-    ctrl: object = controller
-    if controller == "basal-bolus":
-        ctrl = BasalBolusController()
-    elif controller == "pid":
-        ctrl = PIDController()
+    ctrl: object = registry.get("controller", controller).obj() if isinstance(controller, str) else controller
     if not isinstance(ctrl, Controller):
-        raise WearbenchError(f"unknown controller {controller!r}")
+        raise WearbenchError(f"controller {controller!r} is not a Controller")
     ctrl.reset(params)
     cgm_sensor = Sensor.named(sensor) if sensor is not None else None
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
