@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from wearbench.bench import build_benchmark
 from wearbench.bench._artifact import load_context, read_items
-from wearbench.cohort import MIN_USERS, table_kind
+from wearbench.cohort import MIN_USERS, ReferenceResolver, load_cohort, table_kind
 from wearbench.questions import graph_references
 from wearbench.sources import import_source
 
@@ -61,3 +63,30 @@ def test_no_item_uses_a_small_or_self_including_reference(pmdata_bench: tuple[Pa
         line for line in datasheet.splitlines() if "no reference: fewer than 30 independent peers" in line
     ]
     assert drops  # windows without an independent reference are dropped with a counted reason
+
+
+def test_every_real_reference_lookup_is_external_or_dropped(pmdata_bench: tuple[Path, Path]) -> None:
+    """The resolver itself on every participant, reference metric and month end of the real import.
+
+    The benchmark above has no reference item (every window drops), so this checks the lookups
+    directly: each is the cited external table or a counted drop, never a cell of the cohort's own,
+    self-including users.
+    """
+    cohort = load_cohort(pmdata_bench[0])
+    metrics = ["resting_hr", "steps", "sleep_minutes", "hrv", "vo2max"]
+    resolver = ReferenceResolver.from_cohort(cohort, metrics)
+    demo = cohort.demographics.set_index("user_id")
+    kinds: Counter[str] = Counter()
+    for user, days in cohort.daily.groupby("user_id"):
+        person = {"age": float(demo.loc[user, "age"]), "sex": str(demo.loc[user, "sex"])}
+        for end in pd.to_datetime(days["date"]).dt.strftime("%Y-%m-%d").iloc[27::28]:
+            for metric in metrics:
+                got = resolver.resolve(str(user), person, metric, end)
+                if isinstance(got, str):
+                    kinds["drop"] += 1
+                    assert "fewer than 30 independent peers" in got or "age or sex" in got, got
+                else:
+                    kinds[got.kind] += 1
+                    assert got.kind == "external", (user, metric, end, got.kind)
+    assert kinds["external"] > 0  # resting HR and VO2max resolve to NHSR 41 / FRIEND cells
+    assert kinds["drop"] > 0  # steps, sleep and HRV have no external table

@@ -56,7 +56,7 @@ T_CO = 1.0
 BAND = 0.25
 #: Illness index threshold (mean illness-direction shift of HRV, sleep and steps, SD units).
 #: 0.8, not 0.5: at 0.5 the illness reading matched a planted illness in 0.77 of items on the
-#: default cohort; at 0.8 in 0.88 (docs/health-readings.md).
+#: default cohort; at 0.8 in 0.92 (docs/health-readings.md).
 T_ILL = 0.8
 #: Dead-band around :data:`T_ILL`.
 BAND_ILL = 0.15
