@@ -35,7 +35,7 @@ __all__ = [
 
 #: Streams the loop records each minute, each of shape ``(minutes, P)``.
 RECORDED = ("true_bg", "gsub", "cgm", "cgm_clean", "carbs", "insulin", "insulin_requested",
-            "insulin_delivered", "basal", "bolus")  # fmt: skip
+            "insulin_delivered", "basal", "bolus", "long_acting")  # fmt: skip
 
 
 class CGMReading(NamedTuple):
@@ -175,11 +175,13 @@ def run_loop(
         reading = sensor.read(t, gsub)
         carbs = eaten[:, t]
         announced = meals.announce(t, carbs)
-        dose = pump.deliver(t, controller.policy(reading.seen, announced, t))
+        action = controller.policy(reading.seen, announced, t)
+        dose = pump.deliver(t, action)
         for k, v in (("true_bg", state.bg(params)), ("gsub", gsub), ("cgm", reading.shown),
                      ("cgm_clean", reading.clean), ("carbs", announced), ("insulin", dose.shown),
                      ("insulin_requested", dose.requested), ("insulin_delivered", dose.delivered),
-                     ("basal", dose.basal), ("bolus", dose.bolus)):  # fmt: skip
+                     ("basal", dose.basal), ("bolus", dose.bolus),
+                     ("long_acting", 0.0 if action.long_acting is None else action.long_acting)):  # fmt: skip
             rec[k][t] = v
         if exercise is None:
             state = step_minute(state, carbs, dose.delivered, params, substeps, system)

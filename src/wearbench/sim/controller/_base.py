@@ -17,12 +17,17 @@ class ControllerAction(NamedTuple):
     """Insulin requested for the coming minute, each of shape ``(P,)``.
 
     Attributes:
-        basal: Basal rate (U/min).
-        bolus: Bolus delivered over the minute (U/min, i.e. U given in that minute).
+        basal: Basal rate (U/min). For injection therapy (MDI) this is the absorption of the
+            long-acting insulin already injected.
+        bolus: Bolus delivered over the minute (U/min, i.e. U of rapid-acting insulin given in
+            that minute).
+        long_acting: Long-acting insulin injected this minute (U), recorded as an event; ``None``
+            for pump therapies (the loop records zeros). Its absorption is in ``basal``.
     """
 
     basal: FloatArray
     bolus: FloatArray
+    long_acting: FloatArray | None = None
 
 
 class Controller(ABC):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wearbench.sim.scenario._exercise import EXERCISE_KINDS, exercise_array, exercise_sessions
+from wearbench.sim.scenario._magnitude import DEFAULT_VO2MAX, REST_VO2, cycling_intensity, running_intensity
 from wearbench.sim.scenario._meals import (
     DEFAULT_MEALS,
     MEAL_CARBS_G,
@@ -14,12 +15,16 @@ from wearbench.sim.scenario._meals import (
 
 __all__ = [
     "DEFAULT_MEALS",
+    "DEFAULT_VO2MAX",
     "EXERCISE_KINDS",
     "MEAL_CARBS_G",
+    "REST_VO2",
     "check_carbs",
+    "cycling_intensity",
     "exercise_array",
     "exercise_sessions",
     "fixed_meals",
     "meals_from_csv",
     "random_meals",
+    "running_intensity",
 ]
