@@ -26,14 +26,34 @@ def cgm_group() -> None:
 @click.argument("source")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
-def cgm_import(source: str, path: Path, out: Path) -> None:
+@click.option(
+    "--grid",
+    type=int,
+    default=None,
+    help="Resample onto a clock grid every GRID minutes (5: 288 a day); gaps stay gaps.",
+)
+@click.option(
+    "--max-gap",
+    type=int,
+    default=20,
+    show_default=True,
+    help="With --grid: interpolate only between readings at most MAX_GAP minutes apart.",
+)
+def cgm_import(source: str, path: Path, out: Path, grid: int | None, max_gap: int) -> None:
     """Import PATH with the CGM loader SOURCE into OUT (readings, events, import report).
 
     SOURCE: dexcom-clarity, libreview, nightscout, t1d-uom, d1namo, shanghai or hall2018.
     """
     from wearbench.cgm.sources import import_cgm
 
-    _, report = import_cgm(source, path, out)
+    _, report = import_cgm(source, path, out, grid=grid, max_gap=max_gap)
+    if "grid" in report:
+        g = report["grid"]
+        click.echo(
+            f"grid {g['minutes']} min: {g['readings']} reading(s) -> {g['grid_points']} point(s) "
+            f"({g['from_reading']} from a reading, {g['interpolated']} interpolated, "
+            f"{g['merged']} reading(s) merged); {g['gaps']} gap(s) of {g['gap_points']} point(s) kept as gaps"
+        )
     click.echo(
         f"{source}: {report['subjects']} subject(s), {report['readings']} reading(s), "
         f"{report['events']} event(s), {report['first_time']} to {report['last_time']}"
@@ -48,6 +68,13 @@ def cgm_import(source: str, path: Path, out: Path) -> None:
 @cgm_group.command("metrics")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--source", default=None, help="CGM loader name (default: an imported folder, or auto-detect).")
+@click.option(
+    "--invalid",
+    type=click.Choice(["drop", "error"]),
+    default="drop",
+    show_default=True,
+    help="A CGM folder's NaN or out-of-range (10-1000 mg/dL) readings: drop, counted, or stop.",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output: a table with units, or JSON records.")  # fmt: skip
 @click.option(
@@ -64,12 +91,18 @@ def cgm_import(source: str, path: Path, out: Path) -> None:
     show_default=True,
     help="AGP bin width, minutes (a divisor of 1440).",
 )
-def cgm_metrics_cmd(path: Path, source: str | None, fmt: str, agp: Path | None, agp_bin: int) -> None:
-    """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder)."""
+def cgm_metrics_cmd(
+    path: Path, source: str | None, invalid: str, fmt: str, agp: Path | None, agp_bin: int
+) -> None:
+    """Consensus CGM metrics per subject of PATH (a CGM file, a dataset folder, or an imported folder).
+
+    A CGM folder's readings that are NaN (signal missing) or outside 10-1000 mg/dL (e.g. 0) are
+    dropped and counted per subject (dropped_missing, dropped_out_of_range), unless --invalid error.
+    """
     from wearbench.cgm import read_cgm
     from wearbench.cgm.metrics import METRIC_UNITS, metrics_table
 
-    data = read_cgm(path, source)
+    data = read_cgm(path, source, invalid="error" if invalid == "error" else "drop")
     table = metrics_table(data)
     written = _write_agp(data, agp, agp_bin) if agp is not None else []
     if fmt == "json":
@@ -79,6 +112,10 @@ def cgm_metrics_cmd(path: Path, source: str | None, fmt: str, agp: Path | None, 
     shown = table.rename(columns={c: f"{c} ({u})" for c, u in METRIC_UNITS.items() if u not in ("", c)})
     click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     click.echo("glucose in mg/dL; time in/below/above range: % of readings; LBGI/HBGI unitless")
+    n_missing, n_range = int(table["dropped_missing"].sum()), int(table["dropped_out_of_range"].sum())
+    if n_missing or n_range:
+        click.echo(f"dropped {n_missing} missing (NaN) and {n_range} out-of-range (outside 10-1000 mg/dL) "
+                   "reading(s) before the metrics (--invalid drop)")  # fmt: skip
     for out in written:
         click.echo(f"wrote AGP {out}")
 

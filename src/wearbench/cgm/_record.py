@@ -10,6 +10,12 @@ Events are optional: ``subject_id``, ``time``, ``kind`` (``carbs``, ``bolus``, `
 A CGM folder (written by ``wearbench cgm import`` and ``wearbench cgm simulate``) holds the
 readings in :data:`READINGS_FILE` and the events, when there are any, in :data:`EVENTS_FILE`;
 :func:`write_cgm_tables` writes them and :func:`read_cgm` reads them back (or any CGM export).
+
+A simulated folder may hold readings that are not glucose values: NaN while a fault cuts the
+signal, 0 mg/dL for a ``zero_reading`` fault (``docs/cgm-faults.md``). :func:`read_cgm` applies an
+explicit policy to a folder's readings (``invalid="drop"`` by default): a NaN glucose is dropped
+and counted as *missing*, a glucose outside :data:`GLUCOSE_RANGE` as *out of range*, per subject in
+:attr:`CGMData.dropped` (:func:`screen_readings`); ``invalid="error"`` raises on the first one.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -26,14 +32,17 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 
 __all__ = [
+    "DROP_COLUMNS",
     "EVENTS_FILE",
     "EVENT_COLUMNS",
+    "GLUCOSE_RANGE",
     "MMOL_TO_MGDL",
     "READINGS_FILE",
     "READING_COLUMNS",
     "CGMData",
     "check_readings",
     "read_cgm",
+    "screen_readings",
     "to_mgdl",
     "write_cgm_tables",
 ]
@@ -46,6 +55,8 @@ READINGS_FILE = "readings.parquet"  #: readings table of a CGM folder
 EVENTS_FILE = "events.parquet"  #: events table of a CGM folder (absent when there are none)
 #: Physiologically possible sensor values, mg/dL (sensors report 39/40–400/500).
 GLUCOSE_RANGE = (10.0, 1000.0)
+#: Columns of :attr:`CGMData.dropped`: readings dropped per subject by :func:`screen_readings`.
+DROP_COLUMNS: tuple[str, ...] = ("subject_id", "dropped_missing", "dropped_out_of_range")
 
 
 def to_mgdl(values: np.ndarray | pd.Series, unit: str) -> np.ndarray:
@@ -98,11 +109,15 @@ class CGMData:
         readings: See the module docstring (sorted by subject, time).
         events: Events table, or None.
         source: Provenance (``{"name": ..., "params": {...}}``).
+        dropped: Readings dropped when read (:data:`DROP_COLUMNS`, one row per subject of the
+            file, zeros included), or None when nothing was screened (a loader, which rejects
+            and counts bad rows in its import report instead).
     """
 
     readings: pd.DataFrame
     events: pd.DataFrame | None = None
     source: Mapping[str, Any] = field(default_factory=dict)
+    dropped: pd.DataFrame | None = None
 
     @property
     def subjects(self) -> list[str]:
@@ -121,6 +136,37 @@ class CGMData:
         return rows[["time", "glucose"]].reset_index(drop=True)
 
 
+def screen_readings(readings: pd.DataFrame, what: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Drop, and count per subject, the readings that are not a glucose value.
+
+    A glucose that is NaN (or not a number at all) is *missing*; a finite glucose outside
+    :data:`GLUCOSE_RANGE` (10–1000 mg/dL, e.g. a 0 mg/dL ``zero_reading`` fault) is *out of
+    range*. What is left is exactly what :func:`check_readings` accepts.
+
+    Args:
+        readings: ``subject_id``, ``time``, ``glucose`` (mg/dL), any order.
+        what: Name for error messages (a path).
+
+    Returns:
+        The canonical readings kept, and the counts (:data:`DROP_COLUMNS`, one row per subject
+        of ``readings``, sorted, zeros included).
+
+    Raises:
+        WearbenchError: If a column or a time is missing.
+    """
+    missing = [c for c in READING_COLUMNS if c not in readings]
+    if missing:
+        raise WearbenchError(f"{what}: CGM readings lack column(s) {', '.join(missing)}")
+    subject = readings["subject_id"].astype(str)
+    g = pd.to_numeric(readings["glucose"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    nan = np.isnan(g)
+    out = ~nan & ((g < GLUCOSE_RANGE[0]) | (g > GLUCOSE_RANGE[1]))
+    counts = pd.DataFrame({"subject_id": subject, DROP_COLUMNS[1]: nan, DROP_COLUMNS[2]: out})
+    dropped = counts.groupby("subject_id", sort=True)[list(DROP_COLUMNS[1:])].sum().astype("int64")
+    kept = check_readings(readings[~(nan | out)], what)
+    return kept, dropped.reset_index()
+
+
 def write_cgm_tables(readings: pd.DataFrame, events: pd.DataFrame | None, out: Path) -> list[Path]:
     """Write a CGM folder's tables into the existing folder ``out``: readings, and events if given.
 
@@ -135,30 +181,46 @@ def write_cgm_tables(readings: pd.DataFrame, events: pd.DataFrame | None, out: P
     return written
 
 
-def read_cgm(path: str | Path, source: str | None = None) -> CGMData:
+def read_cgm(
+    path: str | Path, source: str | None = None, *, invalid: Literal["drop", "error"] = "drop"
+) -> CGMData:
     """A CGM dataset from a CGM folder (imported or simulated), or any file or folder a loader reads.
 
     Args:
         path: A folder with :data:`READINGS_FILE` (and maybe :data:`EVENTS_FILE`), or a CGM export.
         source: CGM loader name (``registry.names("cgm_loader")``); ``None``: a CGM folder, else
             the first loader that reads at least one reading.
+        invalid: Policy for a folder's readings that are not a glucose value (NaN, or outside
+            :data:`GLUCOSE_RANGE`): ``"drop"`` them, counted per subject in
+            :attr:`CGMData.dropped` (:func:`screen_readings`), or raise (``"error"``). A loader
+            applies its own rules to an export (rejected rows are counted in its import report).
 
     Returns:
         The data; ``source["read_as"]`` says how it was read (``"imported folder"``, the loader
         name, or ``"<loader> (auto-detected)"``).
 
     Raises:
-        WearbenchError: If ``path`` does not exist, or nothing reads it (naming the loaders tried).
+        WearbenchError: If ``path`` does not exist, nothing reads it (naming the loaders tried),
+            or (``invalid="error"``) a folder holds a reading that is not a glucose value.
     """
     path = Path(path)
+    if invalid not in ("drop", "error"):
+        raise WearbenchError(f"invalid={invalid!r}: valid policies are 'drop' and 'error'")
     if not path.exists():
         raise WearbenchError(f"{path}: no such file or folder")
     if source is None and (path / READINGS_FILE).is_file():
+        raw = pd.read_parquet(path / READINGS_FILE)
+        what = str(path / READINGS_FILE)
+        if invalid == "drop":
+            readings, dropped = screen_readings(raw, what)
+        else:
+            readings, dropped = check_readings(raw, what), None
         events = path / EVENTS_FILE
         return CGMData(
-            pd.read_parquet(path / READINGS_FILE),
+            readings,
             pd.read_parquet(events) if events.is_file() else None,
-            {"read_as": "imported folder"},
+            {"read_as": "imported folder", "invalid": invalid},
+            dropped,
         )
     # The loaders (0.8 s of imports) load only when one is needed, not for a CGM folder.
     from wearbench.cgm.sources import import_cgm

@@ -266,9 +266,12 @@ def test_metrics_table_one_row_per_subject() -> None:
     )
     table = metrics_table(CGMData(readings))
     assert list(table["subject_id"]) == ["a", "b"]
+    assert list(table.columns[:4]) == ["subject_id", "n_readings", "dropped_missing", "dropped_out_of_range"]
+    assert table["dropped_missing"].tolist() == [0, 0]  # nothing screened: CGMData.dropped is None
     assert table.loc[0, "mean"] == 100.0
     b = cgm_metrics(t, np.linspace(60, 200, 50)).to_dict()
-    assert table.iloc[1].drop("subject_id").to_dict() == pytest.approx(b, nan_ok=True)
+    row = table.iloc[1].drop(["subject_id", "dropped_missing", "dropped_out_of_range"])
+    assert row.to_dict() == pytest.approx(b, nan_ok=True)
 
 
 def test_agp_percentiles() -> None:

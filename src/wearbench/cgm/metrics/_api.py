@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.cgm._record import CGMData
+from wearbench.cgm._record import DROP_COLUMNS, CGMData
 from wearbench.cgm.metrics import _kernels as k
 
 __all__ = ["AGP_PERCENTILES", "METRIC_UNITS", "CGMMetrics", "agp_percentiles", "cgm_metrics", "metrics_table"]
@@ -187,19 +187,38 @@ def cgm_metrics(
 
 
 def metrics_table(data: CGMData, *, min_sufficiency: float = 0.7, conga_hours: int = 1) -> pd.DataFrame:
-    """One row of :func:`cgm_metrics` per subject of ``data``: ``subject_id`` then the fields."""
+    """One row of :func:`cgm_metrics` per subject of ``data``, with the readings dropped when read.
+
+    Columns: ``subject_id``, ``n_readings``, ``dropped_missing`` and ``dropped_out_of_range``
+    (from :attr:`CGMData.dropped`, the policy of :func:`~wearbench.cgm.read_cgm`; 0 when nothing
+    was screened), then the other fields. A subject whose readings were all dropped has a row with
+    ``n_readings == 0`` and NaN metrics.
+
+    Raises:
+        WearbenchError: For a reading that is not a positive finite glucose, naming the subject
+            (build the data with :func:`~wearbench.cgm.screen_readings` to drop such readings).
+    """
+    dropped: dict[str, dict[str, int]] = {}
+    if data.dropped is not None:
+        for row in data.dropped.itertuples(index=False):
+            dropped[str(row.subject_id)] = {c: int(getattr(row, c)) for c in DROP_COLUMNS[1:]}
     rows = []
     readings = data.readings
-    for subject in data.subjects:
+    for subject in sorted(set(data.subjects) | set(dropped)):
         sub = readings[readings["subject_id"].astype(str) == subject]
-        m = cgm_metrics(
-            sub["time"].to_numpy(),
-            sub["glucose"].to_numpy(),
-            min_sufficiency=min_sufficiency,
-            conga_hours=conga_hours,
-        )
-        rows.append({"subject_id": subject, **m.to_dict()})
-    columns = ["subject_id", *CGMMetrics.__dataclass_fields__]
+        try:
+            m = cgm_metrics(
+                sub["time"].to_numpy(),
+                sub["glucose"].to_numpy(),
+                min_sufficiency=min_sufficiency,
+                conga_hours=conga_hours,
+            )
+        except WearbenchError as exc:
+            raise WearbenchError(f"subject {subject}: {exc}") from None
+        counts = {c: dropped.get(subject, {}).get(c, 0) for c in DROP_COLUMNS[1:]}
+        rows.append({"subject_id": subject, **m.to_dict(), **counts})
+    fields = list(CGMMetrics.__dataclass_fields__)
+    columns = ["subject_id", fields[0], *DROP_COLUMNS[1:], *fields[1:]]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -4,6 +4,10 @@ Files written to ``out``: ``readings.parquet`` (subject_id, time, glucose mg/dL)
 ``events.parquet`` (only when the source has events), ``import_report.json`` (rows read,
 subjects, readings, span, repairs and rejections with examples, notes) and ``manifest.json``
 (source, params, SHA-256 of each file written, the manifest itself excluded).
+
+With ``grid`` (minutes), the readings are resampled onto that clock grid after loading
+(:func:`~wearbench.cgm.resample_cgm`); the report's reading counts are then grid points, and its
+``grid`` entry says what resampling did (readings used and merged, points interpolated, gaps).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench.cgm._grid import check_grid, resample_cgm
 from wearbench.cgm._record import CGMData, write_cgm_tables
 from wearbench.sources import ImportLog, run_loader
 
@@ -74,7 +79,14 @@ def _write(data: CGMData, report: dict[str, Any], out: Path) -> None:
         ) from None
 
 
-def import_cgm(name: str, path: str | Path, out: str | Path | None = None) -> tuple[CGMData, dict[str, Any]]:
+def import_cgm(
+    name: str,
+    path: str | Path,
+    out: str | Path | None = None,
+    *,
+    grid: int | None = None,
+    max_gap: int = 20,
+) -> tuple[CGMData, dict[str, Any]]:
     """Load ``path`` with the CGM loader ``name``; write it to ``out`` when given.
 
     Args:
@@ -82,18 +94,30 @@ def import_cgm(name: str, path: str | Path, out: str | Path | None = None) -> tu
             ``d1namo``, ``shanghai``, ``hall2018``).
         path: File or folder the loader reads.
         out: Folder for readings/events parquet, ``import_report.json`` and ``manifest.json``.
+        grid: Resample the readings onto a clock grid every ``grid`` minutes (5: 288 a day);
+            None keeps the sensor's own times.
+        max_gap: With ``grid``: longest time between two readings, minutes, across which grid
+            points are interpolated (see :func:`~wearbench.cgm.resample_cgm`).
 
     Returns:
         The CGM data (glucose mg/dL, naive local time) and the import report dict.
 
     Raises:
         UnknownNameError: For an unknown loader (with close matches).
-        WearbenchError: For unreadable or malformed input (one line naming file and place).
+        WearbenchError: For unreadable or malformed input (one line naming file and place), or a
+            grid period that does not divide a day.
     """
+    if grid is not None:
+        check_grid(grid, max_gap)
     path = Path(path)
     loaded, log = run_loader("cgm_loader", name, path)
     data: CGMData = loaded
+    resampled = None
+    if grid is not None:
+        data, resampled = resample_cgm(data, grid, max_gap=max_gap)
     report = import_report(name, path, data, log)
+    if resampled is not None:
+        report["grid"] = resampled
     if out is not None:
         _write(data, report, Path(out))
     return data, report
