@@ -96,7 +96,8 @@ def check_readings(readings: pd.DataFrame, what: str) -> pd.DataFrame:
         row = out[bad].iloc[0]
         raise WearbenchError(
             f"{what}: glucose {row['glucose']} mg/dL at {row['time']} (subject {row['subject_id']}) "
-            f"outside {GLUCOSE_RANGE[0]:g}–{GLUCOSE_RANGE[1]:g}"
+            f"is missing or outside {GLUCOSE_RANGE[0]:g}–{GLUCOSE_RANGE[1]:g} "
+            f"({int(bad.sum())} such reading(s))"
         )
     return out.sort_values(["subject_id", "time"], kind="stable").reset_index(drop=True)
 
