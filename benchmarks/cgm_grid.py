@@ -48,7 +48,8 @@ def full_days(readings: pd.DataFrame) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "data")
+    default = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    parser.add_argument("--data", type=Path, default=default, help="The shared real-data folder.")
     args = parser.parse_args()
     head = f"{'max_gap':>7} {'points':>8} {'reading':>8} {'interp':>7} {'merged':>7} {'gaps':>6} "
     head += f"{'absent':>7} {'288-days':>8} {'cpu s':>6}"
@@ -58,7 +59,8 @@ def main() -> None:
             print(f"{name}: {path} not found, skipped")
             continue
         data, _ = import_cgm(name, path)
-        print(f"\n{name}: {len(data.subjects)} subject(s), {len(data.readings)} readings; steps: {steps(data)}")
+        n = f"{len(data.subjects)} subject(s), {len(data.readings)} readings"
+        print(f"\n{name}: {n}; steps: {steps(data)}")
         print(head)
         for gap in GAPS:
             t0 = time.process_time()
