@@ -148,3 +148,44 @@ def test_cli_import_grid(shared_data: Path, tmp_path: Path) -> None:
     assert bad.returncode != 0
     assert "whole divisor of 1440" in bad.stderr
     assert not (tmp_path / "d").exists()
+
+
+def reference_grid(
+    times: list[pd.Timestamp], values: list[float], minutes: int, max_gap: int
+) -> dict[pd.Timestamp, float]:
+    """The rule written point by point in plain Python (times sorted)."""
+    period, half, limit = (
+        pd.Timedelta(minutes=minutes),
+        pd.Timedelta(minutes=minutes) / 2,
+        pd.Timedelta(minutes=max_gap),
+    )
+    first = (times[0] + half).floor(period)
+    last = (times[-1] + half).floor(period)
+    out: dict[pd.Timestamp, float] = {}
+    p = first
+    while p <= last:
+        near = [(abs(t - p), i) for i, t in enumerate(times) if p - half <= t < p + half]
+        if near:
+            out[p] = values[min(near)[1]]
+        else:
+            before = max(i for i, t in enumerate(times) if t < p)
+            after = before + 1
+            if times[after] - times[before] <= limit:
+                w = (p - times[before]) / (times[after] - times[before])
+                out[p] = values[before] + (values[after] - values[before]) * w
+        p += period
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_a_plain_python_reference(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    steps = rng.choice([1, 3, 5, 5, 5, 7, 15, 16, 40], size=200) * 60 + rng.integers(-40, 41, size=200)
+    times = pd.Timestamp("2024-03-01 23:00:17") + pd.to_timedelta(np.cumsum(steps), unit="s")
+    values = rng.uniform(40, 400, size=200).round(1)
+    frame = pd.DataFrame({"subject_id": "s", "time": times, "glucose": values})
+    for minutes, max_gap in ((5, 20), (5, 0), (15, 45)):
+        out, _ = resample_cgm(CGMData(frame), minutes, max_gap=max_gap)
+        expected = reference_grid(list(times), list(values), minutes, max_gap)
+        assert out.readings["time"].tolist() == list(expected)
+        assert out.readings["glucose"].to_numpy() == pytest.approx(list(expected.values()), rel=1e-12)
