@@ -17,7 +17,25 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 
 from __future__ import annotations
 
-from wearbench.sim._simulate import simulate
+from wearbench.sim._counterfactual import (
+    Counterfactual,
+    CounterfactualResult,
+    simulate_counterfactual,
+    simulate_counterfactuals,
+)
+from wearbench.sim._events import (
+    CycleNow,
+    Event,
+    HeavyLunch,
+    InsulinNow,
+    LateNightSnack,
+    MealNow,
+    NormalDay,
+    RunNow,
+)
+from wearbench.sim._run import SimulationRun
+from wearbench.sim._simulate import run_simulation, simulate
+from wearbench.sim._state import select_patients, snapshot
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
 from wearbench.sim.faults import (
@@ -51,13 +69,24 @@ __all__ = [
     "BasalBolusController",
     "Controller",
     "ControllerAction",
+    "Counterfactual",
+    "CounterfactualResult",
+    "CycleNow",
+    "Event",
     "FaultEvent",
     "FaultPlan",
+    "HeavyLunch",
+    "InsulinNow",
+    "LateNightSnack",
+    "MealNow",
+    "NormalDay",
     "PIDController",
     "PatientParams",
     "PatientState",
     "Pump",
+    "RunNow",
     "Sensor",
+    "SimulationRun",
     "exercise_array",
     "exercise_sessions",
     "fault_names",
@@ -72,7 +101,12 @@ __all__ = [
     "random_faults",
     "random_meals",
     "rhs",
+    "run_simulation",
+    "select_patients",
     "simulate",
+    "simulate_counterfactual",
+    "simulate_counterfactuals",
+    "snapshot",
     "step_minute",
     "write_simulation",
 ]

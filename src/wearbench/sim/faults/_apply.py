@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,6 +26,9 @@ class FaultInjector:
         minutes: Minutes in the run.
         limits: Per stream, ``(low, high)`` arrays of shape ``(P,)`` (missing streams: 0 and inf).
     """
+
+    #: Patient axis of the (minutes, P) arrays, for checkpoints and batches (``sim/_state.py``).
+    patient_axes: ClassVar[Mapping[str, int]] = {"_active": 1, "_clean": 1}
 
     def __init__(
         self,
