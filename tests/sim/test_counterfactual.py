@@ -139,6 +139,7 @@ def test_batch_equals_one_at_a_time_to_the_bit() -> None:
         one = simulate_counterfactual(run, req.at, req.event, patient=req.patient, horizon=req.horizon)
         assert b.stop == one.stop == req.at + (req.horizon or 0)
         assert b.start == 1400  # the batch starts from the checkpoint before its earliest minute
+        _assert_prefix(run, b, req.at)  # patient 1's positive_spike (1365-1453) spans the start
         lag = one.start - b.start
         for s in (*RECORDED, "carbs_eaten", "exercise"):
             assert _same_bits(b.streams[s][lag:], one.streams[s]), s
