@@ -9,6 +9,8 @@ import pytest
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim import (
+    BasalBolusController,
+    ControllerAction,
     Counterfactual,
     CounterfactualResult,
     CycleNow,
@@ -17,6 +19,7 @@ from wearbench.sim import (
     LateNightSnack,
     MealNow,
     NormalDay,
+    PatientParams,
     RunNow,
     SimulationRun,
     exercise_array,
@@ -160,6 +163,27 @@ def test_every_controller_survives_checkpoint_and_replication(name: str) -> None
     run = run_simulation(["adolescent#003", "adult#002", "child#001"], 1, controller=name, seed=2,
                          meals=fixed_meals(3, 1), checkpoint_every=240)  # fmt: skip
     reqs = [Counterfactual(p, at, MealNow(0.0), 1440 - at) for p, at in ((2, 500), (0, 500), (2, 700))]
+    for r in simulate_counterfactuals(run, reqs):
+        _assert_prefix(run, r, 1440)
+
+
+class RingController(BasalBolusController):
+    """Basal-bolus whose basal follows the mean CGM of the last 7 minutes, kept in a ring buffer
+    changed in place (allowed: snapshots copy arrays)."""
+
+    def reset(self, params: PatientParams) -> None:
+        super().reset(params)
+        self._ring = np.full((params.n_patients, 7), 120.0)
+
+    def policy(self, cgm: np.ndarray, carbs: np.ndarray, minute: int) -> ControllerAction:
+        self._ring[:, minute % 7] = cgm
+        action = super().policy(cgm, carbs, minute)
+        return action._replace(basal=action.basal * self._ring.mean(axis=1) / 120.0)
+
+
+def test_a_controller_changing_arrays_in_place_is_restored() -> None:
+    run = run_simulation(PATIENTS, 1, controller=RingController(), seed=3, checkpoint_every=100)
+    reqs = [Counterfactual(p, 555, MealNow(0.0), 1440 - 555) for p in (1, 0, 1)]
     for r in simulate_counterfactuals(run, reqs):
         _assert_prefix(run, r, 1440)
 

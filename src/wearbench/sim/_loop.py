@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
@@ -104,6 +104,8 @@ class PlainSensor:
         sensor: The sensor, or ``None`` for noise-free subcutaneous glucose every minute.
         noise: Additive noise (mg/dL) of shape ``(P, minutes)`` from :meth:`Sensor.noise`.
     """
+
+    snapshot_shares: ClassVar[tuple[str, ...]] = ("noise",)  #: never changed (``sim/_state.py``)
 
     def __init__(self, sensor: Sensor | None, noise: FloatArray | None) -> None:
         self.sensor, self.noise = sensor, noise

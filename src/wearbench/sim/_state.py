@@ -10,13 +10,13 @@ stage works without extra code if it keeps to these rules (``docs/cgm-counterfac
    array whose first axis is P by chance, is named in the class's ``patient_axes`` mapping
    (attribute name -> axis, or ``None`` for "not per-patient"; it also applies inside a dict or
    tuple held by that attribute).
-2. **Never change an array in place** once the minute that wrote it is over: rebind instead
-   (``self._integral = self._integral + error``). The one exception is a history array that fills
-   in the row of the current minute, such as the fault injector's clean streams: a checkpoint
-   shares such arrays with the running loop, and rows from its own minute on are written again
-   before they are read.
-3. Frozen dataclasses (``PatientParams``, ``Sensor``, ``Pump``, fault plans) are never changed.
-   Objects without a ``__dict__`` (e.g. an ``np.random.Generator``) are deep-copied.
+2. **Snapshots copy every array**, so arrays may be changed in place (a ring buffer of doses).
+   A large array that is never changed (an input such as the sensor noise) or only filled in at
+   the row of the current minute (the fault injector's clean streams) may be named in the class's
+   ``snapshot_shares`` tuple: snapshots then share it with the running loop, since the rows from
+   the checkpoint's minute on are written again before they are read.
+3. Frozen dataclasses (``PatientParams``, ``Sensor``, ``Pump``, fault plans) are never changed and
+   are shared. Objects without a ``__dict__`` (e.g. an ``np.random.Generator``) are deep-copied.
 
 The contract test in ``tests/sim/test_counterfactual.py`` runs every registered controller
 through a checkpoint and a replicated batch and checks the doses bit for bit.
@@ -49,8 +49,9 @@ _DEFAULT = object()  # "per-patient on axis 0 if its length is P"
 def snapshot(obj: T) -> T:
     """A copy of ``obj`` as it is now that later minutes of the loop will not change.
 
-    Objects, tuples, lists and dicts are copied; arrays and frozen dataclasses are shared (by
-    rule 2 above they are not changed in place). Cheap: no array data is copied.
+    Objects, tuples, lists, dicts and arrays are copied; frozen dataclasses and the attributes a
+    class names in ``snapshot_shares`` (rule 2 above) are shared, so large inputs and histories
+    are not copied.
     """
     return cast(T, _Copier(None, 0).copy(obj, _DEFAULT))
 
@@ -111,7 +112,7 @@ class _Copier:
 
     def _copy(self, obj: Any, axis: object) -> Any:
         if isinstance(obj, np.ndarray):
-            return obj if self.index is None else self._array(obj, axis, self.index)
+            return obj.copy() if self.index is None else self._array(obj, axis, self.index)
         if isinstance(obj, PatientParams):
             return obj if self.index is None else select_params(obj, self.index)
         if isinstance(obj, PatientState):
@@ -130,7 +131,10 @@ class _Copier:
         new = copy.copy(obj)
         self.memo[id(obj)] = new  # before the attributes: cycles come back to ``new``
         axes: Mapping[str, object] = getattr(type(obj), "patient_axes", {})
-        new.__dict__.update({k: self.copy(v, axes.get(k, _DEFAULT)) for k, v in vars(obj).items()})
+        shares = getattr(type(obj), "snapshot_shares", ()) if self.index is None else ()
+        new.__dict__.update(
+            {k: v if k in shares else self.copy(v, axes.get(k, _DEFAULT)) for k, v in vars(obj).items()}
+        )
         return new
 
     def _array(self, a: npt.NDArray[Any], axis: object, index: IntArray) -> npt.NDArray[Any]:

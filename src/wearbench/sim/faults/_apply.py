@@ -27,8 +27,10 @@ class FaultInjector:
         limits: Per stream, ``(low, high)`` arrays of shape ``(P,)`` (missing streams: 0 and inf).
     """
 
-    #: Patient axis of the (minutes, P) arrays, for checkpoints and batches (``sim/_state.py``).
+    #: For checkpoints and batches (``sim/_state.py``): the (minutes, P) arrays' patient axis, and
+    #: what snapshots share (the plan, and the clean streams, written only at the current minute).
     patient_axes: ClassVar[Mapping[str, int]] = {"_active": 1, "_clean": 1}
+    snapshot_shares: ClassVar[tuple[str, ...]] = ("_active", "_clean", "_limits")
 
     def __init__(
         self,
