@@ -16,7 +16,7 @@ from typing import ClassVar, NamedTuple, Protocol
 import numpy as np
 
 from wearbench._errors import WearbenchError
-from wearbench.sim._state import snapshot
+from wearbench.sim._state import select_state, snapshot
 from wearbench.sim.controller import Controller, ControllerAction
 from wearbench.sim.patient import PatientState, linear_system, step_minute
 from wearbench.sim.patient._model import exercise_step
@@ -233,7 +233,7 @@ def run_loop(
     z = np.zeros(n) if z is None else z  # exercise sensitivity state
     for t in range(start, stop):
         if t in marks:
-            rec.checkpoints[t] = LoopState(t, state, z, *snapshot((controller, stages)))
+            rec.checkpoints[t] = _checkpoint(t, state, z, controller, stages)
         gsub = state.gsub(params)
         reading = sensor.read(t, gsub)
         carbs = eaten[:, t]
@@ -253,5 +253,17 @@ def run_loop(
             state = step_minute(state, carbs, dose.delivered, params, substeps, system, uptake, gain)
     rec.end = LoopState(stop, state, z, controller, stages)
     if stop in marks:
-        rec.checkpoints[stop] = LoopState(stop, state, z, *snapshot((controller, stages)))
+        rec.checkpoints[stop] = _checkpoint(stop, state, z, controller, stages)
     return rec
+
+
+def _checkpoint(
+    t: int,
+    state: PatientState,
+    z: FloatArray,
+    controller: Controller,
+    stages: tuple[CGMStage, MealStage, PumpStage],
+) -> LoopState:
+    """A snapshot of the loop at the start of minute ``t`` (its arrays are copies)."""
+    every = np.arange(len(z))
+    return LoopState(t, select_state(state, every), z.copy(), *snapshot((controller, stages)))
