@@ -5,6 +5,8 @@ importing this package does not import simglucose. Components, one package each,
 ``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
 ``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals, exercise sessions); ``faults`` injects
 HealthLoopQA's sensor/pump malfunctions and attacks (``simulate(..., faults=plan)``).
+``run_simulation`` keeps a run with checkpoints, and ``simulate_counterfactual`` re-runs a patient
+of it from any minute with one event injected (``docs/cgm-counterfactual.md``).
 
 Example:
     >>> from wearbench.sim import simulate
