@@ -5,6 +5,8 @@ importing this package does not import simglucose. Components, one package each,
 ``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
 ``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals, exercise sessions); ``faults`` injects
 HealthLoopQA's sensor/pump malfunctions and attacks (``simulate(..., faults=plan)``).
+``run_simulation`` keeps a run with checkpoints, and ``simulate_counterfactual`` re-runs a patient
+of it from any minute with one event injected (``docs/cgm-counterfactual.md``).
 
 Example:
     >>> from wearbench.sim import simulate
@@ -17,7 +19,25 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 
 from __future__ import annotations
 
-from wearbench.sim._simulate import simulate
+from wearbench.sim._counterfactual import (
+    Counterfactual,
+    CounterfactualResult,
+    simulate_counterfactual,
+    simulate_counterfactuals,
+)
+from wearbench.sim._events import (
+    CycleNow,
+    Event,
+    HeavyLunch,
+    InsulinNow,
+    LateNightSnack,
+    MealNow,
+    NormalDay,
+    RunNow,
+)
+from wearbench.sim._run import SimulationRun
+from wearbench.sim._simulate import run_simulation, simulate
+from wearbench.sim._state import select_patients, snapshot
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
 from wearbench.sim.faults import (
@@ -51,13 +71,24 @@ __all__ = [
     "BasalBolusController",
     "Controller",
     "ControllerAction",
+    "Counterfactual",
+    "CounterfactualResult",
+    "CycleNow",
+    "Event",
     "FaultEvent",
     "FaultPlan",
+    "HeavyLunch",
+    "InsulinNow",
+    "LateNightSnack",
+    "MealNow",
+    "NormalDay",
     "PIDController",
     "PatientParams",
     "PatientState",
     "Pump",
+    "RunNow",
     "Sensor",
+    "SimulationRun",
     "exercise_array",
     "exercise_sessions",
     "fault_names",
@@ -72,7 +103,12 @@ __all__ = [
     "random_faults",
     "random_meals",
     "rhs",
+    "run_simulation",
+    "select_patients",
     "simulate",
+    "simulate_counterfactual",
+    "simulate_counterfactuals",
+    "snapshot",
     "step_minute",
     "write_simulation",
 ]

@@ -9,10 +9,14 @@ controller without a second loop.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple, Protocol
 
 import numpy as np
 
+from wearbench._errors import WearbenchError
+from wearbench.sim._state import select_state, snapshot
 from wearbench.sim.controller import Controller, ControllerAction
 from wearbench.sim.patient import PatientState, linear_system, step_minute
 from wearbench.sim.patient._model import exercise_step
@@ -25,6 +29,8 @@ __all__ = [
     "CGMReading",
     "CGMStage",
     "Dose",
+    "LoopRecord",
+    "LoopState",
     "MealStage",
     "PlainMeals",
     "PlainPump",
@@ -99,6 +105,8 @@ class PlainSensor:
         noise: Additive noise (mg/dL) of shape ``(P, minutes)`` from :meth:`Sensor.noise`.
     """
 
+    snapshot_shares: ClassVar[tuple[str, ...]] = ("noise",)  #: never changed (``sim/_state.py``)
+
     def __init__(self, sensor: Sensor | None, noise: FloatArray | None) -> None:
         self.sensor, self.noise = sensor, noise
         self._last: FloatArray | None = None
@@ -142,6 +150,37 @@ class PlainPump:
         return Dose(basal, bolus, total, total, total)
 
 
+@dataclass(frozen=True)
+class LoopState:
+    """Everything the loop carries from one minute to the next, at the start of ``minute``.
+
+    Attributes:
+        minute: The next minute the loop will run.
+        patient: Patient model state.
+        z: Exercise sensitivity state (dimensionless), shape ``(P,)``.
+        controller: The controller with its internal state.
+        stages: Sensor, meal-announcement and pump stages with their state.
+    """
+
+    minute: int
+    patient: PatientState
+    z: FloatArray
+    controller: Controller
+    stages: tuple[CGMStage, MealStage, PumpStage]
+
+
+class LoopRecord(dict[str, FloatArray]):
+    """The streams of :data:`RECORDED` (shape ``(stop - start, P)``), plus the loop's states.
+
+    Attributes:
+        end: The state after the last minute (holding the live controller and stages).
+        checkpoints: Snapshots (:func:`~wearbench.sim._state.snapshot`) at the requested minutes.
+    """
+
+    end: LoopState
+    checkpoints: dict[int, LoopState]
+
+
 def run_loop(
     params: PatientParams,
     state: PatientState,
@@ -150,27 +189,51 @@ def run_loop(
     stages: tuple[CGMStage, MealStage, PumpStage],
     substeps: int,
     exercise: FloatArray | None = None,
-) -> dict[str, FloatArray]:
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    z: FloatArray | None = None,
+    checkpoints: Iterable[int] = (),
+) -> LoopRecord:
     """Run the closed loop minute by minute, all patients at once.
+
+    By default the run covers every minute of ``eaten`` from a fresh start. To resume, pass the
+    pieces of a :class:`LoopState` (``state``, ``controller``, ``stages``, ``z``) and its
+    ``minute`` as ``start``; inputs stay indexed by the minute of the whole run.
 
     Args:
         params: Patient parameters.
-        state: Initial patient state.
+        state: Patient state at ``start``.
         eaten: Carbs eaten (g), shape ``(P, minutes)``.
-        controller: A reset controller, called once per minute.
-        stages: Sensor, meal-announcement and pump stages.
+        controller: A reset controller (in its state at ``start``), called once per minute.
+        stages: Sensor, meal-announcement and pump stages (in their state at ``start``).
         substeps: RK4 steps per minute.
         exercise: Exercise intensity (0-1), shape ``(P, minutes)``, or ``None``.
+        start: First minute to run.
+        stop: Minute to stop before (default: ``minutes``).
+        z: Exercise sensitivity state at ``start``, shape ``(P,)`` (default zeros).
+        checkpoints: Minutes in ``[start, stop]`` at whose start to keep a snapshot of the state.
 
     Returns:
-        Each stream of :data:`RECORDED`, shape ``(minutes, P)``.
+        Each stream of :data:`RECORDED` for minutes ``start .. stop - 1``, shape
+        ``(stop - start, P)``, with the end state and the checkpoints.
+
+    Raises:
+        WearbenchError: ``start``/``stop`` or a checkpoint outside the run.
     """
     sensor, meals, pump = stages
     n, minutes = eaten.shape
-    rec = {k: np.empty((minutes, n)) for k in RECORDED}
+    stop = minutes if stop is None else stop
+    marks = set(checkpoints)
+    if not 0 <= start <= stop <= minutes or not all(start <= m <= stop for m in marks):
+        raise WearbenchError(f"run_loop: need 0 <= start {start} <= checkpoints <= stop {stop} <= {minutes}")
+    rec = LoopRecord({k: np.empty((stop - start, n)) for k in RECORDED})
+    rec.checkpoints = {}
     system = linear_system(params)
-    z = np.zeros(n)  # exercise sensitivity state
-    for t in range(minutes):
+    z = np.zeros(n) if z is None else z  # exercise sensitivity state
+    for t in range(start, stop):
+        if t in marks:
+            rec.checkpoints[t] = _checkpoint(t, state, z, controller, stages)
         gsub = state.gsub(params)
         reading = sensor.read(t, gsub)
         carbs = eaten[:, t]
@@ -182,10 +245,25 @@ def run_loop(
                      ("insulin_requested", dose.requested), ("insulin_delivered", dose.delivered),
                      ("basal", dose.basal), ("bolus", dose.bolus),
                      ("long_acting", 0.0 if action.long_acting is None else action.long_acting)):  # fmt: skip
-            rec[k][t] = v
+            rec[k][t - start] = v
         if exercise is None:
             state = step_minute(state, carbs, dose.delivered, params, substeps, system)
         else:
             uptake, gain, z = exercise_step(exercise[:, t], z)
             state = step_minute(state, carbs, dose.delivered, params, substeps, system, uptake, gain)
+    rec.end = LoopState(stop, state, z, controller, stages)
+    if stop in marks:
+        rec.checkpoints[stop] = _checkpoint(stop, state, z, controller, stages)
     return rec
+
+
+def _checkpoint(
+    t: int,
+    state: PatientState,
+    z: FloatArray,
+    controller: Controller,
+    stages: tuple[CGMStage, MealStage, PumpStage],
+) -> LoopState:
+    """A snapshot of the loop at the start of minute ``t`` (its arrays are copies)."""
+    every = np.arange(len(z))
+    return LoopState(t, select_state(state, every), z.copy(), *snapshot((controller, stages)))

@@ -10,6 +10,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
+from wearbench.sim._run import SimulationRun
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
@@ -18,7 +19,7 @@ from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import check_carbs, fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
 
-__all__ = ["simulate"]
+__all__ = ["run_simulation", "simulate"]
 
 MINUTES_PER_DAY = 1440
 
@@ -71,6 +72,47 @@ def simulate(
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
         With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
     """
+    return run_simulation(
+        patients, days, controller=controller, sensor=sensor, pump=pump, meals=meals, seed=seed,
+        substeps=substeps, faults=faults, exercise=exercise, checkpoint_every=None,
+    ).frame()  # fmt: skip
+
+
+def run_simulation(
+    patients: list[str],
+    days: int,
+    *,
+    controller: str | Controller = "basal-bolus",
+    sensor: str | None = "Dexcom",
+    pump: str | None = "Insulet",
+    meals: Literal["random", "fixed"] | FloatArray = "random",
+    seed: int | np.random.Generator = 0,
+    substeps: int = 2,
+    faults: FaultPlan | None = None,
+    exercise: tuple[FloatArray, pd.DataFrame] | None = None,
+    checkpoint_every: int | None = 60,
+) -> SimulationRun:
+    """Simulate like :func:`simulate`, keeping what a re-run from any minute needs.
+
+    Args:
+        patients: As :func:`simulate`.
+        days: As :func:`simulate`.
+        controller: As :func:`simulate`.
+        sensor: As :func:`simulate`.
+        pump: As :func:`simulate`.
+        meals: As :func:`simulate`.
+        seed: As :func:`simulate`.
+        substeps: As :func:`simulate`.
+        faults: As :func:`simulate`.
+        exercise: As :func:`simulate`.
+        checkpoint_every: Keep the loop's state every this many minutes (always at minute 0), or
+            ``None`` for minute 0 only. A counterfactual re-runs from the latest checkpoint at or
+            before its injection minute. Checkpoints share arrays with the run and cost little.
+
+    Returns:
+        The run (:class:`~wearbench.sim._run.SimulationRun`); ``run.frame()`` is what
+        :func:`simulate` returns.
+    """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -103,21 +145,15 @@ def simulate(
         stages = faulty_stages(
             faults, plain_sensor, plain_pump, params.basal_rate, minutes, state.gsub(params)
         )
-    rec = run_loop(params, state, carbs_all, ctrl, stages, substeps, ex)
-    columns = ["true_bg", "gsub", "cgm", "carbs", "insulin"]
-    if faults is not None:
-        columns = ["true_bg", "gsub", "cgm", "cgm_clean", "carbs", "carbs_eaten", "insulin",
-                   "insulin_requested", "insulin_delivered"]  # fmt: skip
-    rec["carbs_eaten"] = carbs_all.T
-    frame = pd.DataFrame(
-        {
-            "patient": pd.Categorical(np.repeat(np.asarray(patients), minutes)),
-            "minute": np.tile(np.arange(minutes), n),
-            **{k: rec[k].T.ravel() for k in (*columns, "basal", "bolus")},
-        }
-    )
-    if faults is not None:
-        frame["label"] = faults.label_matrix(n, minutes).ravel()
-    if ex is not None:
-        frame["exercise"] = ex.ravel()
-    return frame
+    if checkpoint_every is not None and checkpoint_every < 1:
+        raise WearbenchError(f"checkpoint_every must be at least 1 minute, got {checkpoint_every}")
+    marks = range(0, minutes, checkpoint_every or minutes)
+    rec = run_loop(params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks)
+    return SimulationRun(
+        patients=tuple(patients), params=params, days=days,
+        seed=None if isinstance(seed, np.random.Generator) else int(seed),
+        controller=controller if isinstance(controller, str) else type(controller).__name__,
+        eaten=carbs_all, exercise=ex, sessions=None if exercise is None else exercise[1],
+        sensor=cgm_sensor, noise=noise, pump=the_pump, faults=faults, substeps=substeps,
+        streams=dict(rec), checkpoints=rec.checkpoints,
+    )  # fmt: skip

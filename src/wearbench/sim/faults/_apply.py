@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,6 +26,11 @@ class FaultInjector:
         minutes: Minutes in the run.
         limits: Per stream, ``(low, high)`` arrays of shape ``(P,)`` (missing streams: 0 and inf).
     """
+
+    #: For checkpoints and batches (``sim/_state.py``): the (minutes, P) arrays' patient axis, and
+    #: what snapshots share (the plan, and the clean streams, written only at the current minute).
+    patient_axes: ClassVar[Mapping[str, int]] = {"_active": 1, "_clean": 1}
+    snapshot_shares: ClassVar[tuple[str, ...]] = ("_active", "_clean", "_limits")
 
     def __init__(
         self,

@@ -1,0 +1,215 @@
+"""Counterfactual re-simulation: the same patient, seed and noise from a saved state, one event added.
+
+A batch of counterfactuals is one run of replicated patients: each member is a copy of a patient
+of the run taken from the run's latest checkpoint before its injection minute (controller, stages,
+patient and exercise state, with the same sensor noise and fault plan), and differs from the
+original only by its event, written into its own row of the inputs (meals eaten, exercise
+intensity, extra insulin). Until the event the member reproduces the original run bit for bit.
+See ``docs/cgm-counterfactual.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from wearbench._errors import WearbenchError
+from wearbench.sim._events import Event, EventInputs
+from wearbench.sim._loop import Dose, PumpStage, run_loop
+from wearbench.sim._run import SimulationRun
+from wearbench.sim._state import select_params, select_patients, select_state
+from wearbench.sim.controller import ControllerAction
+from wearbench.sim.patient._params import FloatArray
+
+__all__ = ["Counterfactual", "CounterfactualResult", "simulate_counterfactual", "simulate_counterfactuals"]
+
+DEFAULT_WINDOW = 1440  #: minutes of injection times one batch spans at most (see simulate_counterfactuals)
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """One counterfactual request.
+
+    Attributes:
+        patient: The patient (index into the run's patients, or a name: its first occurrence).
+        at: Injection minute ("now"), in ``0 .. minutes - 1`` of the run.
+        event: The event to inject.
+        horizon: Minutes to simulate from ``at`` (default: to the end of the run).
+    """
+
+    patient: int | str
+    at: int
+    event: Event
+    horizon: int | None = None
+
+
+@dataclass(frozen=True)
+class CounterfactualResult:
+    """The streams of one counterfactual, from the checkpoint it started from.
+
+    Attributes:
+        request: The request, with ``patient`` as an index.
+        patient: The patient's name.
+        start: First minute of ``streams`` (the checkpoint; minutes ``start .. at - 1`` are the
+            original run, recomputed).
+        stop: Minute after the last one (``at + horizon``).
+        streams: Each stream of :data:`~wearbench.sim._loop.RECORDED` for ``start .. stop - 1``,
+            shape ``(stop - start,)``, as ``run.streams`` (mg/dL, g, U/min), plus ``exercise``
+            (intensity 0-1) and ``carbs_eaten`` (g) with the event in them.
+    """
+
+    request: Counterfactual
+    patient: str
+    start: int
+    stop: int
+    streams: dict[str, FloatArray]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per minute ``start .. stop - 1``: ``minute`` and every stream."""
+        return pd.DataFrame({"minute": np.arange(self.start, self.stop), **self.streams})
+
+    def after(self, stream: str) -> FloatArray:
+        """``stream`` from the injection minute ``at`` on."""
+        return self.streams[stream][self.request.at - self.start :]
+
+
+def simulate_counterfactual(
+    run: SimulationRun, at: int, event: Event, *, patient: int | str = 0, horizon: int | None = None
+) -> CounterfactualResult:
+    """Re-run ``patient`` of ``run`` from minute ``at`` with ``event`` injected.
+
+    Args:
+        run: A run from :func:`~wearbench.sim.run_simulation`.
+        at: Injection minute ("now").
+        event: One of the events of :mod:`wearbench.sim._events` (e.g. ``RunNow(30, 8.0)``).
+        patient: Patient index or name.
+        horizon: Minutes to simulate from ``at`` (default: the rest of the run).
+
+    Returns:
+        The counterfactual's streams.
+
+    Raises:
+        WearbenchError: Unknown patient, ``at`` or the horizon outside the run, or an event that
+            does not fit (e.g. a run past the end).
+    """
+    return simulate_counterfactuals(run, [Counterfactual(patient, at, event, horizon)])[0]
+
+
+def simulate_counterfactuals(
+    run: SimulationRun, requests: Sequence[Counterfactual], *, window: int = DEFAULT_WINDOW
+) -> list[CounterfactualResult]:
+    """Many counterfactuals, vectorised: one run of replicated patients per batch.
+
+    Requests are sorted by injection minute and cut into batches whose injection minutes lie
+    within ``window`` minutes of the batch's starting checkpoint; each batch runs from that
+    checkpoint to its last ``at + horizon``. The results equal those of
+    :func:`simulate_counterfactual` one at a time, bit for bit.
+
+    Args:
+        run: A run from :func:`~wearbench.sim.run_simulation`.
+        requests: The counterfactuals.
+        window: Span of injection minutes per batch (min).
+
+    Returns:
+        One result per request, in the order of ``requests``.
+
+    Raises:
+        WearbenchError: As :func:`simulate_counterfactual`, naming the request.
+    """
+    checked = [_check(run, i, r) for i, r in enumerate(requests)]
+    order = sorted(range(len(checked)), key=lambda i: checked[i].at)
+    results: dict[int, CounterfactualResult] = {}
+    batch: list[int] = []
+    for i in order:
+        if batch and checked[i].at - run.checkpoint_before(checked[batch[0]].at).minute > window:
+            results.update(_run_batch(run, batch, checked))
+            batch = []
+        batch.append(i)
+    if batch:
+        results.update(_run_batch(run, batch, checked))
+    return [results[i] for i in range(len(checked))]
+
+
+def _check(run: SimulationRun, i: int, r: Counterfactual) -> Counterfactual:
+    where = f"counterfactual {i} ({type(r.event).__name__} at minute {r.at}, patient {r.patient!r})"
+    try:
+        p = run.patient_index(r.patient)
+    except WearbenchError as e:
+        raise WearbenchError(f"{where}: {e}") from e
+    if not 0 <= r.at < run.minutes:
+        raise WearbenchError(f"{where}: minute {r.at} is outside the run (0..{run.minutes - 1})")
+    horizon = run.minutes - r.at if r.horizon is None else r.horizon
+    if not 1 <= horizon <= run.minutes - r.at:
+        raise WearbenchError(
+            f"{where}: horizon {horizon} min must be 1..{run.minutes - r.at} (the run's end)"
+        )
+    return Counterfactual(p, r.at, r.event, horizon)
+
+
+def _run_batch(
+    run: SimulationRun, batch: list[int], reqs: list[Counterfactual]
+) -> dict[int, CounterfactualResult]:
+    members = [reqs[i] for i in batch]
+    idx = np.array([int(r.patient) for r in members], dtype=np.intp)
+    cp = run.checkpoint_before(min(r.at for r in members))
+    stop = max(r.at + (r.horizon or 0) for r in members)
+    inputs = _inputs(run, idx)
+    for k, r in enumerate(members):
+        where = f"counterfactual {batch[k]} ({type(r.event).__name__} at minute {r.at})"
+        try:
+            r.event.inject(inputs.row(k), r.at, float(run.params.BW[int(r.patient)]))
+        except WearbenchError as e:
+            raise WearbenchError(f"{where}: {e}") from e
+    n = run.params.n_patients
+    controller, (sensor, meals, pump) = select_patients((cp.controller, cp.stages), idx, n)
+    if inputs.insulin.any():
+        pump = ExtraInsulin(pump, inputs.insulin)
+    exercise = inputs.exercise if run.exercise is not None or inputs.exercise.any() else None
+    rec = run_loop(
+        select_params(run.params, idx), select_state(cp.patient, idx), inputs.eaten, controller,
+        (sensor, meals, pump), run.substeps, exercise, start=cp.minute, stop=stop, z=cp.z[idx],
+    )  # fmt: skip
+    out = {}
+    for k, r in enumerate(members):
+        end = r.at + (r.horizon or 0)
+        streams = {s: v[: end - cp.minute, k].copy() for s, v in rec.items()}
+        streams["carbs_eaten"] = inputs.eaten[k, cp.minute : end].copy()
+        streams["exercise"] = inputs.exercise[k, cp.minute : end].copy()
+        out[batch[k]] = CounterfactualResult(r, run.patients[int(r.patient)], cp.minute, end, streams)
+    return out
+
+
+def _inputs(run: SimulationRun, idx: np.ndarray) -> EventInputs:
+    shape = (len(idx), run.minutes)
+    exercise = np.zeros(shape) if run.exercise is None else run.exercise[idx]
+    return EventInputs(eaten=run.eaten[idx], exercise=exercise, insulin=np.zeros(shape))
+
+
+class ExtraInsulin:
+    """The pump stage plus insulin the patient takes by hand (U in the minute), as a bolus.
+
+    The dose is recorded in ``bolus``, ``insulin``, ``insulin_requested`` and
+    ``insulin_delivered``; the controller is not told of it.
+
+    Args:
+        inner: The pump stage.
+        units: Extra insulin (U) per member and minute, shape ``(M, minutes)``.
+    """
+
+    def __init__(self, inner: PumpStage, units: FloatArray) -> None:
+        self.inner, self.units = inner, units
+
+    def deliver(self, minute: int, action: ControllerAction) -> Dose:
+        d = self.inner.deliver(minute, action)
+        extra = self.units[:, minute]
+        if not extra.any():
+            return d
+        on = extra != 0
+
+        def add(v: FloatArray) -> FloatArray:
+            return np.where(on, v + extra, v)
+
+        return Dose(d.basal, add(d.bolus), add(d.shown), add(d.requested), add(d.delivered))
