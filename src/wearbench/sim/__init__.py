@@ -17,6 +17,7 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 
 from __future__ import annotations
 
+from wearbench.sim._simglucose_mode import SampledController, simglucose_output
 from wearbench.sim._simulate import simulate
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
@@ -57,6 +58,7 @@ __all__ = [
     "PatientParams",
     "PatientState",
     "Pump",
+    "SampledController",
     "Sensor",
     "exercise_array",
     "exercise_sessions",
@@ -72,6 +74,7 @@ __all__ = [
     "random_faults",
     "random_meals",
     "rhs",
+    "simglucose_output",
     "simulate",
     "step_minute",
     "write_simulation",

@@ -10,6 +10,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
+from wearbench.sim._simglucose_mode import SampledController, simglucose_output
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
@@ -35,6 +36,7 @@ def simulate(
     substeps: int = 2,
     faults: FaultPlan | None = None,
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
+    loop: Literal["default", "simglucose"] = "default",
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -59,6 +61,10 @@ def simulate(
         exercise: ``(intensity, sessions)`` from
             :func:`~wearbench.sim.scenario.exercise_sessions` (intensity 0-1 of shape
             ``(P, days * 1440)``), or ``None``; see ``docs/cgm-exercise.md``.
+        loop: ``"default"``, or ``"simglucose"`` for simglucose's ``T1DSimEnv`` semantics (the
+            controller acts every sensor sample with the env's step means, its bolus spread over
+            the sample period; :class:`~wearbench.sim.SampledController`); see
+            ``docs/cgm-simglucose.md``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -70,6 +76,9 @@ def simulate(
         controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
         With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
+        With ``loop="simglucose"``, the frame gains the env's reported ``env_bg`` (its ``BG``:
+        mean ``gsub`` over each sample period) and ``env_cgm`` (its ``CGM``), mg/dL, at the sample
+        minutes (the period's end) and NaN between.
     """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
@@ -86,8 +95,13 @@ def simulate(
     ctrl: object = registry.get("controller", controller).obj() if isinstance(controller, str) else controller
     if not isinstance(ctrl, Controller):
         raise WearbenchError(f"controller {controller!r} is not a Controller")
-    ctrl.reset(params)
     cgm_sensor = Sensor.named(sensor) if sensor is not None else None
+    env_step = cgm_sensor.sample_time if cgm_sensor is not None else 1
+    if loop == "simglucose":
+        ctrl = SampledController(ctrl, env_step)
+    elif loop != "default":
+        raise WearbenchError(f"loop must be 'default' or 'simglucose', got {loop!r}")
+    ctrl.reset(params)
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
     the_pump = Pump.named(pump) if pump is not None else None
     ex = None
@@ -120,4 +134,7 @@ def simulate(
         frame["label"] = faults.label_matrix(n, minutes).ravel()
     if ex is not None:
         frame["exercise"] = ex.ravel()
+    if loop == "simglucose":
+        frame["env_bg"] = simglucose_output(rec["gsub"], env_step).T.ravel()
+        frame["env_cgm"] = simglucose_output(rec["cgm"], env_step).T.ravel()
     return frame
