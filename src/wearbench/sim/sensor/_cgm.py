@@ -66,7 +66,9 @@ class Sensor:
         if name.startswith(_EXACT):
             period = name[len(_EXACT) :]
             if not period.isdigit() or int(period) < 1:
-                raise WearbenchError(f"sensor {name!r}: expected exact:N with N a whole number of minutes >= 1")
+                raise WearbenchError(
+                    f"sensor {name!r}: expected exact:N, N >= 1 whole minutes between readings"
+                )
             return cls.exact(int(period))
         r = param_row("sensor_params.csv", name)
         if not r:
@@ -89,8 +91,9 @@ class Sensor:
 
         Args:
             sample_time: Minutes between readings (>= 1).
-            min_bg, max_bg: Reading limits (mg/dL); the defaults are simglucose's Dexcom range
-                (``sensor_params.csv``), pass ``-inf``/``inf`` for no clipping.
+            min_bg: Lowest reading (mg/dL); the default is simglucose's Dexcom limit
+                (``sensor_params.csv``), ``-inf`` for no clipping.
+            max_bg: Highest reading (mg/dL); likewise (600), ``inf`` for no clipping.
         """
         if sample_time < 1:
             raise WearbenchError(f"exact sensor: sample_time must be >= 1 minute, got {sample_time}")
