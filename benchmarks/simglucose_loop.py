@@ -5,7 +5,7 @@ generator yielding zeros, scripted meals 07:00 50 g, 12:00 70 g, 18:30 80 g, one
 ``SimObj.simulate`` does (unmodified simglucose objects). Each row runs our loop one way and
 reports the max |difference| (mg/dL) from the env's ``BG`` history at minutes 0, 3, ..., 1437.
 
-Run: ``python benchmarks/simglucose_loop.py`` (about 20 s of CPU, mostly simglucose; needs ``wearbench[cgm]``).
+Run: ``python benchmarks/simglucose_loop.py`` (~20 s of CPU, mostly simglucose; needs ``wearbench[cgm]``).
 """
 
 from __future__ import annotations

@@ -26,8 +26,10 @@ from wearbench.sim import (
     Controller,
     ControllerAction,
     PatientParams,
+    PIDController,
     SampledController,
     Sensor,
+    env_controller,
     load_params,
     simglucose_output,
     simulate,
@@ -82,6 +84,19 @@ def test_sampled_controller_passes_a_long_acting_injection_once() -> None:
     ctrl.reset(load_params(["adult#001"]))
     shots = [ctrl.policy(np.zeros(1), np.zeros(1), t).long_acting for t in range(4)]
     assert [None if s is None else float(s[0]) for s in shots] == [12.0, None, 12.0, None]
+
+
+def test_env_controller_gives_pid_the_env_time_step() -> None:
+    pid = PIDController(p=0.002, i=0.0, d=0.5, target=120.0)
+    wrapped = env_controller(pid, 3)
+    inner = wrapped.inner
+    assert isinstance(inner, PIDController)
+    assert (inner.p, inner.d, inner.target, inner.dt) == (0.002, 0.5, 120.0, 3.0)
+    assert pid.dt == 1.0  # the controller passed in is not changed
+    wrapped.reset(load_params(["adult#001"]))
+    # minute 0: basal = p*(150-120) + d*(150-0)/dt with dt = 3 (simglucose's PID divides by sample_time)
+    assert float(wrapped.policy(np.array([150.0]), np.zeros(1), 0).basal[0]) == pytest.approx(0.06 + 25.0)
+    assert isinstance(env_controller(_Echo(), 3).inner, _Echo)
 
 
 def test_simglucose_output_is_the_step_mean_stamped_at_its_end() -> None:
@@ -146,11 +161,15 @@ class _FastParams:
         self.iloc = row.iloc
 
 
-def _simglucose_env_bg(name: str) -> np.ndarray:
-    """simglucose's env ``BG`` history (481 values, minutes 0, 3, ..., 1440) for one patient-day."""
+def _simglucose_env_bg(name: str, pid: bool = False) -> np.ndarray:
+    """simglucose's env ``BG`` history (481 values, minutes 0, 3, ..., 1440) for one patient-day.
+
+    With ``pid``, simglucose's ``PIDController`` with our PID's default gains replaces ``BBController``.
+    """
     env_mod = pytest.importorskip("simglucose.simulation.env")
     from simglucose.actuator.pump import InsulinPump
     from simglucose.controller.basal_bolus_ctrller import BBController
+    from simglucose.controller.pid_ctrller import PIDController as SimglucosePID
     from simglucose.patient.t1dpatient import T1DPatient
     from simglucose.sensor.cgm import CGMSensor
     from simglucose.simulation.scenario import CustomScenario
@@ -171,7 +190,7 @@ def _simglucose_env_bg(name: str) -> np.ndarray:
     start = datetime(2024, 1, 1)
     scenario = CustomScenario(start_time=start, scenario=[(m / 60, g) for m, g in MEALS.items()])
     env = env_mod.T1DSimEnv(patient, ExactCGM.withName("Dexcom"), InsulinPump.withName("Insulet"), scenario)
-    controller = BBController()
+    controller = SimglucosePID(P=0.001, I=0.00001, D=0.001) if pid else BBController()
     controller.reset()
     obs, reward, done, info = env.reset()
     while env.time < start + timedelta(days=1):  # as SimObj.simulate
@@ -207,3 +226,17 @@ def test_simglucose_loop_matches_t1dsimenv_within_1_mg_dl(env_bg: dict[str, np.n
             assert d < 1.0, name
         else:  # measured 1.7-4.3 mg/dL: the default loop gives the bolus 3 minutes earlier, at once
             assert d > 1.0, name
+
+
+@pytest.mark.slow
+def test_simglucose_loop_matches_t1dsimenv_with_pid() -> None:
+    ref = _simglucose_env_bg("adult#001", pid=True)[:480]
+    carbs = np.zeros((1, 1440))
+    for minute, grams in MEALS.items():
+        carbs[0, minute] = grams
+    frame = simulate(
+        ["adult#001"], 1, controller="pid", sensor="exact:3", pump="Insulet", meals=carbs, loop="simglucose"
+    )
+    assert np.ptp(ref) > 80
+    # measured 1.7e-4 mg/dL; with the PID's per-minute dt (1) it would be 58 mg/dL away
+    assert np.max(np.abs(frame["env_bg"].to_numpy()[::3] - ref)) < 1.0

@@ -17,7 +17,7 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 
 from __future__ import annotations
 
-from wearbench.sim._simglucose_mode import SampledController, simglucose_output
+from wearbench.sim._simglucose_mode import SampledController, env_controller, simglucose_output
 from wearbench.sim._simulate import simulate
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
@@ -60,6 +60,7 @@ __all__ = [
     "Pump",
     "SampledController",
     "Sensor",
+    "env_controller",
     "exercise_array",
     "exercise_sessions",
     "fault_names",

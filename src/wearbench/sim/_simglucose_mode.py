@@ -14,7 +14,8 @@ time, but the controller only every ``sample_time`` minutes (the sensor's, 3 for
   those step means, stamped at the step's end ``t``; at minute 0 the values at 0.
 
 Here the loop still runs every minute; :class:`SampledController` reproduces the first two points
-around any :class:`~wearbench.sim.controller.Controller`, and :func:`simglucose_output` computes the
+around any :class:`~wearbench.sim.controller.Controller` (:func:`env_controller` also gives a PID
+controller the env's time step), and :func:`simglucose_output` computes the
 third from the recorded minute streams. See ``docs/cgm-simglucose.md``.
 """
 
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from wearbench.sim.controller import Controller, ControllerAction
+from wearbench.sim.controller import Controller, ControllerAction, PIDController
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["SampledController", "simglucose_output"]
+__all__ = ["SampledController", "env_controller", "simglucose_output"]
 
 
 class SampledController(Controller):
@@ -76,6 +77,23 @@ class SampledController(Controller):
         if action.long_acting is not None:
             return self._held._replace(long_acting=action.long_acting)
         return self._held
+
+
+def env_controller(controller: Controller, sample_time: int) -> SampledController:
+    """``controller`` as simglucose's env drives it: a :class:`SampledController`.
+
+    A :class:`~wearbench.sim.controller.PIDController` is rebuilt with its ``dt`` (minutes between
+    calls) set to ``sample_time``, as simglucose's PID integrates and differentiates over the env's
+    sample time; the controller passed in is not changed.
+
+    Args:
+        controller: The controller (not yet reset).
+        sample_time: The env's step (the sensor's sample time, minutes).
+    """
+    if isinstance(controller, PIDController):
+        c = controller
+        controller = PIDController(c.p, c.i, c.d, c.target, dt=float(sample_time))
+    return SampledController(controller, sample_time)
 
 
 def simglucose_output(stream: FloatArray, sample_time: int) -> FloatArray:

@@ -10,7 +10,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
-from wearbench.sim._simglucose_mode import SampledController, simglucose_output
+from wearbench.sim._simglucose_mode import env_controller, simglucose_output
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
@@ -63,7 +63,7 @@ def simulate(
             ``(P, days * 1440)``), or ``None``; see ``docs/cgm-exercise.md``.
         loop: ``"default"``, or ``"simglucose"`` for simglucose's ``T1DSimEnv`` semantics (the
             controller acts every sensor sample with the env's step means, its bolus spread over
-            the sample period; :class:`~wearbench.sim.SampledController`); see
+            the sample period; :func:`~wearbench.sim.env_controller`); see
             ``docs/cgm-simglucose.md``.
 
     Returns:
@@ -98,7 +98,7 @@ def simulate(
     cgm_sensor = Sensor.named(sensor) if sensor is not None else None
     env_step = cgm_sensor.sample_time if cgm_sensor is not None else 1
     if loop == "simglucose":
-        ctrl = SampledController(ctrl, env_step)
+        ctrl = env_controller(ctrl, env_step)
     elif loop != "default":
         raise WearbenchError(f"loop must be 'default' or 'simglucose', got {loop!r}")
     ctrl.reset(params)
