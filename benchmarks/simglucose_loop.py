@@ -2,10 +2,11 @@
 
 Reference: simglucose's ``T1DSimEnv`` + ``BBController``, Insulet pump, Dexcom sensor with its noise
 generator yielding zeros, scripted meals 07:00 50 g, 12:00 70 g, 18:30 80 g, one day, stepped as
-``SimObj.simulate`` does (unmodified simglucose objects). Each row runs our loop one way and
+``SimObj.simulate`` does (unmodified simglucose objects); the last row uses simglucose's
+``PIDController`` (our PID's default gains) instead of ``BBController``. Each row runs our loop one way and
 reports the max |difference| (mg/dL) from the env's ``BG`` history at minutes 0, 3, ..., 1437.
 
-Run: ``python benchmarks/simglucose_loop.py`` (~20 s of CPU, mostly simglucose; needs ``wearbench[cgm]``).
+Run: ``python benchmarks/simglucose_loop.py`` (~30 s of CPU, mostly simglucose; needs ``wearbench[cgm]``).
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ PATIENTS = ["adult#001", "adolescent#003", "child#002"]
 MEALS = {420: 50.0, 720: 70.0, 1110: 80.0}
 
 
-def env_bg(name: str) -> np.ndarray:
-    """simglucose's env ``BG`` history for one patient-day (481 values, minutes 0..1440 by 3)."""
+def env_history(name: str, pid: bool = False) -> Any:
+    """simglucose's env history for one patient-day (``BG``: 481 values, minutes 0..1440 by 3)."""
     from simglucose.actuator.pump import InsulinPump
     from simglucose.controller.basal_bolus_ctrller import BBController
+    from simglucose.controller.pid_ctrller import PIDController
     from simglucose.patient.t1dpatient import T1DPatient
     from simglucose.sensor.cgm import CGMSensor
     from simglucose.simulation.env import T1DSimEnv
@@ -48,12 +50,12 @@ def env_bg(name: str) -> np.ndarray:
     env = T1DSimEnv(
         T1DPatient.withName(name), ExactCGM.withName("Dexcom"), InsulinPump.withName("Insulet"), scenario
     )
-    ctrl = BBController()
+    ctrl = PIDController(P=0.001, I=0.00001, D=0.001) if pid else BBController()
     ctrl.reset()
     obs, reward, done, info = env.reset()
     while env.time < start + timedelta(days=1):
         obs, reward, done, info = env.step(ctrl.policy(obs, reward, done, **info))
-    return np.asarray(env.show_history()["BG"].to_numpy(), dtype=np.float64)
+    return env.show_history()
 
 
 class UnspreadController(SampledController):
@@ -67,7 +69,8 @@ class UnspreadController(SampledController):
 
 def main() -> None:
     t0 = time.perf_counter()
-    ref = {name: env_bg(name)[:480] for name in PATIENTS}
+    history = {name: env_history(name) for name in PATIENTS}
+    ref = {name: history[name]["BG"].to_numpy()[:480] for name in PATIENTS}
     print(f"simglucose env: {time.perf_counter() - t0:.1f} s for {len(PATIENTS)} patient-days")
     carbs = np.zeros((len(PATIENTS), 1440))
     for minute, grams in MEALS.items():
@@ -99,6 +102,18 @@ def main() -> None:
                 ours = mine[column].to_numpy()
             cells.append(float(np.max(np.abs(ours[::3] - ref[name]))))
         print(f"{label:62s}" + "".join(f"{c:16.6f}" for c in cells))
+    cells = []
+    for name in PATIENTS:  # the env's insulin: mean delivered rate over minutes t-3 .. t-1 (U/min)
+        rate = mode[mode["patient"] == name].sort_values("minute")["insulin"].to_numpy()
+        ours = rate.reshape(-1, 3).sum(axis=1) / 3
+        cells.append(float(np.max(np.abs(ours - history[name]["insulin"].to_numpy()[:480]))))
+    print(f"{'loop=simglucose, insulin step means (U/min)':62s}" + "".join(f"{c:16.3g}" for c in cells))
+    pid = simulate(PATIENTS, 1, controller="pid", loop="simglucose", **common)
+    cells = []
+    for name in PATIENTS:  # simglucose's PIDController with our PID's default gains
+        mine = pid[pid["patient"] == name].sort_values("minute")["env_bg"].to_numpy()[::3]
+        cells.append(float(np.max(np.abs(mine - env_history(name, pid=True)["BG"].to_numpy()[:480]))))
+    print(f"{'loop=simglucose, pid (env with PIDController)':62s}" + "".join(f"{c:16.6f}" for c in cells))
 
 
 if __name__ == "__main__":

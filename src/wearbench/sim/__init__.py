@@ -11,8 +11,10 @@ Example:
     >>> df = simulate(["adult#001", "child#007"], days=7, sensor="Dexcom", seed=0)  # doctest: +SKIP
 
 Differences from simglucose: the basal-bolus bolus is given in the minute the meal is announced
-(simglucose's environment gives it one sensor sample later); sensor noise is statistically the
-same but not draw-for-draw identical; everything is vectorised over patients.
+(simglucose's environment gives it one sensor sample later, spread over the sample); sensor noise
+is statistically the same but not draw-for-draw identical; everything is vectorised over patients.
+``simulate(..., loop="simglucose")`` reproduces the environment's loop instead
+(``docs/cgm-simglucose.md``).
 """
 
 from __future__ import annotations
