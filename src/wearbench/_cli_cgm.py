@@ -136,6 +136,18 @@ def _write_agp(data: CGMData, out: Path, bin_minutes: int) -> list[Path]:
     return written
 
 
+def _check_sensor(value: str) -> str:
+    """``--sensor``: a simglucose sensor name, ``exact:N`` or ``none`` (unknown names are refused)."""
+    if value != "none":
+        from wearbench.sim import Sensor
+
+        try:
+            Sensor.named(value)
+        except WearbenchError as err:
+            raise click.BadParameter(str(err)) from err
+    return value
+
+
 @cgm_group.command("simulate")
 @click.option("--patients", default="adult#001..adult#010", show_default=True,
               help="Names, ranges (adult#001..adult#010) or 'all', comma-separated.")  # fmt: skip
@@ -149,11 +161,15 @@ def _write_agp(data: CGMData, out: Path, bin_minutes: int) -> list[Path]:
 )
 @click.option(
     "--sensor",
-    type=click.Choice(["Dexcom", "GuardianRT", "Navigator", "none"]),
     default="Dexcom",
     show_default=True,
-    help="CGM sensor model (noise, sampling), or 'none' for true blood glucose every minute.",
+    callback=lambda _ctx, _param, value: _check_sensor(value),
+    help="CGM sensor model (Dexcom, GuardianRT, Navigator: noise, sampling), 'exact:N' (noise-free, "
+    "sampled every N min), or 'none' for subcutaneous glucose every minute.",
 )
+@click.option("--loop", type=click.Choice(["default", "simglucose"]), default="default",
+              help="'simglucose': the loop semantics of simglucose's T1DSimEnv (docs/cgm-simglucose.md).",
+              show_default=True)  # fmt: skip
 @click.option("--meals", default="random", show_default=True, help="'random', or a CSV with minute,carbs_g.")
 @click.option("--faults", default="none", show_default=True,
               help="'none', 'random' (every fault type at least once), or a CSV of intervals.")  # fmt: skip
@@ -171,6 +187,7 @@ def cgm_simulate(
     days: int,
     controller: str,
     sensor: str,
+    loop: str,
     meals: str,
     faults: str,
     exercise: str,
@@ -203,6 +220,8 @@ def cgm_simulate(
     sessions = None
     how: dict[str, Any] = {"controller": controller, "sensor": chosen, "meals": plan, "seed": seed,
                            "faults": fault_plan}  # fmt: skip
+    if loop != "default":
+        how["loop"] = loop
     if exercise == "random":
         intensity, sessions = exercise_sessions(len(names), days, np.random.default_rng([seed, 7]))
         how["exercise"] = (intensity, sessions)
@@ -210,6 +229,8 @@ def cgm_simulate(
     sample_time = Sensor.named(chosen).sample_time if chosen else 1
     params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
               "meals": meals, "faults": faults, "exercise": exercise, "seed": seed}  # fmt: skip
+    if loop != "default":
+        params["loop"] = loop
     write_simulation(frame, out, sample_time=sample_time, params=params, faults=fault_plan, exercise=sessions)
     n = int((frame["minute"] % sample_time == 0).sum())
     click.echo(f"simulated {len(names)} patient(s) x {days} day(s): {n} readings every {sample_time} min")

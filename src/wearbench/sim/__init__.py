@@ -13,8 +13,10 @@ Example:
     >>> df = simulate(["adult#001", "child#007"], days=7, sensor="Dexcom", seed=0)  # doctest: +SKIP
 
 Differences from simglucose: the basal-bolus bolus is given in the minute the meal is announced
-(simglucose's environment gives it one sensor sample later); sensor noise is statistically the
-same but not draw-for-draw identical; everything is vectorised over patients.
+(simglucose's environment gives it one sensor sample later, spread over the sample); sensor noise
+is statistically the same but not draw-for-draw identical; everything is vectorised over patients.
+``simulate(..., loop="simglucose")`` reproduces the environment's loop instead
+(``docs/cgm-simglucose.md``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from wearbench.sim._events import (
     RunNow,
 )
 from wearbench.sim._run import SimulationRun
+from wearbench.sim._simglucose_mode import SampledController, env_controller, simglucose_output
 from wearbench.sim._simulate import run_simulation, simulate
 from wearbench.sim._state import select_patients, snapshot
 from wearbench.sim._write import parse_patients, write_simulation
@@ -87,8 +90,10 @@ __all__ = [
     "PatientState",
     "Pump",
     "RunNow",
+    "SampledController",
     "Sensor",
     "SimulationRun",
+    "env_controller",
     "exercise_array",
     "exercise_sessions",
     "fault_names",
@@ -105,6 +110,7 @@ __all__ = [
     "rhs",
     "run_simulation",
     "select_patients",
+    "simglucose_output",
     "simulate",
     "simulate_counterfactual",
     "simulate_counterfactuals",

@@ -10,6 +10,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.sim._loop import LoopState
+from wearbench.sim._simglucose_mode import simglucose_output
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
@@ -43,6 +44,8 @@ class SimulationRun:
         substeps: RK4 steps per minute.
         streams: Each stream of :data:`~wearbench.sim._loop.RECORDED`, shape ``(minutes, P)``.
         checkpoints: The loop's state at the start of chosen minutes (always minute 0).
+        loop: ``"default"`` or ``"simglucose"`` (``docs/cgm-simglucose.md``).
+        env_step: The simglucose env's step (the sensor sample time, min; 1 without a sensor).
     """
 
     patients: tuple[str, ...]
@@ -60,6 +63,8 @@ class SimulationRun:
     substeps: int
     streams: Mapping[str, FloatArray]
     checkpoints: Mapping[int, LoopState]
+    loop: str = "default"
+    env_step: int = 1
 
     @property
     def minutes(self) -> int:
@@ -105,4 +110,7 @@ class SimulationRun:
             frame["label"] = self.faults.label_matrix(n, minutes).ravel()
         if self.exercise is not None:
             frame["exercise"] = self.exercise.ravel()
+        if self.loop == "simglucose":
+            frame["env_bg"] = simglucose_output(rec["gsub"], self.env_step).T.ravel()
+            frame["env_cgm"] = simglucose_output(rec["cgm"], self.env_step).T.ravel()
         return frame

@@ -11,6 +11,7 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
 from wearbench.sim._run import SimulationRun
+from wearbench.sim._simglucose_mode import env_controller
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
@@ -36,6 +37,7 @@ def simulate(
     substeps: int = 2,
     faults: FaultPlan | None = None,
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
+    loop: Literal["default", "simglucose"] = "default",
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -60,6 +62,10 @@ def simulate(
         exercise: ``(intensity, sessions)`` from
             :func:`~wearbench.sim.scenario.exercise_sessions` (intensity 0-1 of shape
             ``(P, days * 1440)``), or ``None``; see ``docs/cgm-exercise.md``.
+        loop: ``"default"``, or ``"simglucose"`` for simglucose's ``T1DSimEnv`` semantics (the
+            controller acts every sensor sample with the env's step means, its bolus spread over
+            the sample period; :func:`~wearbench.sim.env_controller`); see
+            ``docs/cgm-simglucose.md``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -71,10 +77,13 @@ def simulate(
         controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
         With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
+        With ``loop="simglucose"``, the frame gains the env's reported ``env_bg`` (its ``BG``:
+        mean ``gsub`` over each sample period) and ``env_cgm`` (its ``CGM``), mg/dL, at the sample
+        minutes (the period's end) and NaN between.
     """
     return run_simulation(
         patients, days, controller=controller, sensor=sensor, pump=pump, meals=meals, seed=seed,
-        substeps=substeps, faults=faults, exercise=exercise, checkpoint_every=None,
+        substeps=substeps, faults=faults, exercise=exercise, loop=loop, checkpoint_every=None,
     ).frame()  # fmt: skip
 
 
@@ -90,6 +99,7 @@ def run_simulation(
     substeps: int = 2,
     faults: FaultPlan | None = None,
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
+    loop: Literal["default", "simglucose"] = "default",
     checkpoint_every: int | None = 60,
 ) -> SimulationRun:
     """Simulate like :func:`simulate`, keeping what a re-run from any minute needs.
@@ -105,6 +115,7 @@ def run_simulation(
         substeps: As :func:`simulate`.
         faults: As :func:`simulate`.
         exercise: As :func:`simulate`.
+        loop: As :func:`simulate`.
         checkpoint_every: Keep the loop's state every this many minutes (always at minute 0), or
             ``None`` for minute 0 only. A counterfactual re-runs from the latest checkpoint at or
             before its injection minute. Checkpoints share arrays with the run and cost little.
@@ -128,8 +139,13 @@ def run_simulation(
     ctrl: object = registry.get("controller", controller).obj() if isinstance(controller, str) else controller
     if not isinstance(ctrl, Controller):
         raise WearbenchError(f"controller {controller!r} is not a Controller")
-    ctrl.reset(params)
     cgm_sensor = Sensor.named(sensor) if sensor is not None else None
+    env_step = cgm_sensor.sample_time if cgm_sensor is not None else 1
+    if loop == "simglucose":
+        ctrl = env_controller(ctrl, env_step)
+    elif loop != "default":
+        raise WearbenchError(f"loop must be 'default' or 'simglucose', got {loop!r}")
+    ctrl.reset(params)
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
     the_pump = Pump.named(pump) if pump is not None else None
     ex = None
@@ -155,5 +171,5 @@ def run_simulation(
         controller=controller if isinstance(controller, str) else type(controller).__name__,
         eaten=carbs_all, exercise=ex, sessions=None if exercise is None else exercise[1],
         sensor=cgm_sensor, noise=noise, pump=the_pump, faults=faults, substeps=substeps,
-        streams=dict(rec), checkpoints=rec.checkpoints,
+        streams=dict(rec), checkpoints=rec.checkpoints, loop=loop, env_step=env_step,
     )  # fmt: skip

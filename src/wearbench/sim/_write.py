@@ -2,7 +2,8 @@
 
 Files: ``readings.parquet`` (the canonical CGM record: ``subject_id``, ``time``, ``glucose`` = what
 the sensor showed, mg/dL, at the sensor's sample time), ``truth.parquet`` (``subject_id``,
-``time``, ``true_bg``, ``cgm`` at the same samples), ``events.parquet`` (carbs in g with the meal
+``time``, ``true_bg``, ``cgm`` at the same samples, and with ``loop="simglucose"`` simglucose's
+``env_bg``, ``env_cgm``), ``events.parquet`` (carbs in g with the meal
 type, basal insulin in U per minute of delivery and boluses in U, as canonical events) and
 ``manifest.json`` (parameters, sha256 of each file). Times count from ``start`` (local midnight
 of the first day).
@@ -134,6 +135,9 @@ def _write_simulation(
     truth = {"subject_id": subject, "time": t_s, "true_bg": sampled["true_bg"], "cgm": sampled["cgm"]}
     if faults is not None:
         truth["cgm_clean"] = sampled["cgm_clean"]
+    for env in ("env_bg", "env_cgm"):  # simulate(loop="simglucose"): simglucose's BG and CGM
+        if env in sampled.columns:
+            truth[env] = sampled[env]
     pd.DataFrame(truth).to_parquet(out / "truth.parquet", index=False)
     names = [READINGS_FILE, "truth.parquet", EVENTS_FILE]
     if faults is not None:

@@ -7,6 +7,10 @@ sensor's sample times, adds it to subcutaneous glucose, clips to ``[min, max]`` 
 reading between samples. Differences here: one cubic spline over the whole run per patient
 (simglucose splines 150-min chunks), and numpy's ``Generator`` instead of ``RandomState``, so
 noise is statistically the same but not draw-for-draw identical.
+
+:meth:`Sensor.exact` (``"exact:N"`` by name) is a noise-free sensor: subcutaneous glucose sampled
+every ``N`` minutes and held, clipped to simglucose's Dexcom range ``[39, 600]`` mg/dL by default (as
+simglucose's ``CGMSensor`` with its noise set to zero), for exact comparisons with simglucose.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-from wearbench._errors import UnknownNameError
+from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.sim._data import param_row, read_param_csv
 from wearbench.sim.patient._params import FloatArray
 
 __all__ = ["Sensor", "sensor_names"]
 
 _NOISE_STEP = 15  # min between AR noise draws
+_EXACT = "exact:"  # name prefix of the noise-free sensor
 
 
 def sensor_names() -> list[str]:
@@ -41,6 +46,7 @@ class Sensor:
         pacf: Lag-one autocorrelation of the 15-min noise.
         gamma, lam, delta, xi: Johnson SU parameters (``lam``, ``xi`` in mg/dL).
         min_bg, max_bg: Reading limits (mg/dL).
+        noise_free: ``True`` for :meth:`exact`: :meth:`noise` is zero and draws nothing.
     """
 
     name: str
@@ -52,10 +58,18 @@ class Sensor:
     xi: float
     min_bg: float
     max_bg: float
+    noise_free: bool = False
 
     @classmethod
     def named(cls, name: str = "Dexcom") -> Sensor:
-        """The sensor ``name`` from simglucose's ``sensor_params.csv``."""
+        """The sensor ``name`` from simglucose's ``sensor_params.csv``, or ``"exact:N"`` (:meth:`exact`)."""
+        if name.startswith(_EXACT):
+            period = name[len(_EXACT) :]
+            if not period.isdigit() or int(period) < 1:
+                raise WearbenchError(
+                    f"sensor {name!r}: expected exact:N, N >= 1 whole minutes between readings"
+                )
+            return cls.exact(int(period))
         r = param_row("sensor_params.csv", name)
         if not r:
             raise UnknownNameError("sensor", name, difflib.get_close_matches(name, sensor_names(), n=3))
@@ -71,11 +85,28 @@ class Sensor:
             max_bg=r["max"],
         )
 
+    @classmethod
+    def exact(cls, sample_time: int, min_bg: float = 39.0, max_bg: float = 600.0) -> Sensor:
+        """A noise-free sensor: subcutaneous glucose every ``sample_time`` minutes, held between.
+
+        Args:
+            sample_time: Minutes between readings (>= 1).
+            min_bg: Lowest reading (mg/dL); the default is simglucose's Dexcom limit
+                (``sensor_params.csv``), ``-inf`` for no clipping.
+            max_bg: Highest reading (mg/dL); likewise (600), ``inf`` for no clipping.
+        """
+        if sample_time < 1:
+            raise WearbenchError(f"exact sensor: sample_time must be >= 1 minute, got {sample_time}")
+        return cls(f"{_EXACT}{sample_time}", sample_time, 0.0, 0.0, 0.0, 1.0, 0.0, min_bg, max_bg, True)
+
     def noise(self, n_patients: int, minutes: int, rng: np.random.Generator) -> FloatArray:
         """Additive sensor noise (mg/dL) at every minute, shape ``(P, minutes)``.
 
-        Only the values at multiples of ``sample_time`` are used by :meth:`read`.
+        Only the values at multiples of ``sample_time`` are used by :meth:`read`. A noise-free
+        sensor returns zeros without drawing from ``rng``.
         """
+        if self.noise_free:
+            return np.zeros((n_patients, minutes))
         n15 = minutes // _NOISE_STEP + 2
         z = rng.standard_normal((n_patients, n15))
         e = np.empty_like(z)
