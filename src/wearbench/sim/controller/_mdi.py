@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from wearbench.sim.controller._base import Controller, ControllerAction
-from wearbench.sim.controller._insulin import long_acting_rate
+from wearbench.sim.controller._insulin import long_acting_rate, rule_1800_isf
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
@@ -27,7 +29,7 @@ class MDIController(Controller):
       the basal need ``basal_rate`` at every minute.
     * Meal bolus, when carbs are announced: ``carbs / CR`` plus, if the CGM is above
       ``correction_threshold`` and the last bolus was ``correction_gap`` minutes ago or more,
-      ``(cgm - target) / CF``; rounded to the pen's ``bolus_increment``. No correction between
+      ``(cgm - target) / ISF``; rounded to the pen's ``bolus_increment``. No correction between
       meals, no insulin-on-board accounting, no automatic adjustment.
 
     Args:
@@ -40,6 +42,8 @@ class MDIController(Controller):
         target: Glucose target of the meal-time correction (mg/dL).
         correction_threshold: CGM above which the meal bolus includes a correction (mg/dL).
         correction_gap: Minutes after a bolus during which meal boluses include no correction.
+        isf: Correction factor: ``"quest"`` (the patient's ``CF``) or ``"1800"``
+            (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
     """
 
     def __init__(
@@ -53,6 +57,7 @@ class MDIController(Controller):
         target: float = 140.0,
         correction_threshold: float = 150.0,
         correction_gap: int = 180,
+        isf: Literal["quest", "1800"] = "1800",
     ) -> None:
         self.injection_hours = injection_hours
         self.basal_scale = basal_scale
@@ -63,6 +68,7 @@ class MDIController(Controller):
         self.target = target
         self.correction_threshold = correction_threshold
         self.correction_gap = correction_gap
+        self.isf = isf
         self._last_bolus = np.zeros(0)
         self._params: PatientParams | None = None
         self._dose = np.zeros(0)
@@ -90,7 +96,8 @@ class MDIController(Controller):
             raise RuntimeError("MDIController.reset(params) must be called before policy()")
         injected = self._dose if minute % _DAY in self._times else np.zeros_like(self._dose)
         due = (cgm > self.correction_threshold) & (minute - self._last_bolus >= self.correction_gap)
-        correction = np.where(due, (cgm - self.target) / p.CF, 0.0)
+        isf = p.CF if self.isf == "quest" else rule_1800_isf(p.basal_rate)
+        correction = np.where(due, (cgm - self.target) / isf, 0.0)
         bolus = np.where(
             carbs > 0, _round_to(np.maximum(carbs / p.CR + correction, 0.0), self.bolus_increment), 0.0
         )

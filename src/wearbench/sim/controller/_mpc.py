@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from wearbench.sim.controller._base import Controller, ControllerAction
-from wearbench.sim.controller._insulin import DoseHistory, erlang_remaining, exponential_iob
+from wearbench.sim.controller._insulin import DoseHistory, erlang_remaining, exponential_iob, rule_1800_isf
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
@@ -54,7 +56,7 @@ def mpc_gain(horizon: int, moves: int, weight: float, dia: float = 300.0, peak: 
 class MPCController(Controller):
     """Hybrid closed loop: every 5 minutes an MPC sets the basal; announced meals get ``carbs / CR``.
 
-    Prediction model (linear, per patient, identified from its ISF = ``CF`` and carb ratio ``CR``):
+    Prediction model (linear, per patient, identified from its ISF, see ``isf``, and carb ratio ``CR``):
     over ``horizon`` steps of 5 minutes, the free glucose path (scheduled basal from now on) is
 
     ``g_free(k) = cgm + sum_{i<=k} [ -ISF (I(i-1) - I(i)) + ISF/CR (C(i-1) - C(i)) + d(i) ]``
@@ -86,14 +88,16 @@ class MPCController(Controller):
         max_iob_hours: Net insulin on board, as hours of scheduled basal, above which the loop
             adds no insulin.
         max_basal_multiple: Largest rate as a multiple of the scheduled basal.
+        isf: The model's insulin sensitivity: ``"quest"`` (the patient's ``CF``) or ``"1800"``
+            (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
     """
 
     def __init__(
         self,
         target: float = 120.0,
         horizon: int = 36,
-        moves: int = 6,
-        weight: float = 0.05,
+        moves: int = 2,
+        weight: float = 0.5,
         dia: float = 300.0,
         peak: float = 75.0,
         carb_tau: float = 45.0,
@@ -103,12 +107,15 @@ class MPCController(Controller):
         low_bg: float = 70.0,
         max_iob_hours: float = 3.0,
         max_basal_multiple: float = 4.0,
+        isf: Literal["quest", "1800"] = "1800",
     ) -> None:
         self.target, self.horizon, self.moves, self.weight = target, horizon, moves, weight
         self.dia, self.peak, self.carb_tau = dia, peak, carb_tau
         self.disturbance_decay = disturbance_decay
         self.suspend_below, self.suspend_horizon, self.low_bg = suspend_below, suspend_horizon, low_bg
         self.max_iob_hours, self.max_basal_multiple = max_iob_hours, max_basal_multiple
+        self.isf = isf
+        self._isf = np.zeros(0)
         self._params: PatientParams | None = None
         self._insulin: DoseHistory | None = None
         self._carbs: DoseHistory | None = None
@@ -121,6 +128,7 @@ class MPCController(Controller):
         self._insulin = DoseHistory(n, exponential_iob(ages, self.dia, self.peak))
         carb_ages = np.arange(int(12 * self.carb_tau) + 1, dtype=np.float64)
         self._carbs = DoseHistory(n, np.append(erlang_remaining(carb_ages[:-1], self.carb_tau), 0.0))
+        self._isf = params.CF if self.isf == "quest" else rule_1800_isf(params.basal_rate)
         self._gain = mpc_gain(self.horizon, self.moves, self.weight, self.dia, self.peak)
         self._rate = params.basal_rate.copy()
         self._bgs = np.full((n, 4), np.nan)  # CGM now, 5, 10, 15 min ago
@@ -137,7 +145,7 @@ class MPCController(Controller):
         if p is None or ins is None or carbs is None:
             raise RuntimeError("MPCController.reset(params) must be called before free_path()")
         i_fut, c_fut = ins.future(minute, self.horizon, _STEP), carbs.future(minute, self.horizon, _STEP)
-        model = -p.CF[:, None] * (i_fut[:, :-1] - i_fut[:, 1:]) + (p.CF / p.CR)[:, None] * (
+        model = -self._isf[:, None] * (i_fut[:, :-1] - i_fut[:, 1:]) + (self._isf / p.CR)[:, None] * (
             c_fut[:, :-1] - c_fut[:, 1:]
         )
         steps = np.arange(1, self.horizon + 1)
@@ -150,7 +158,7 @@ class MPCController(Controller):
         if p is None:
             raise RuntimeError("MPCController.reset(params) must be called before decide()")
         basal = p.basal_rate
-        rate = basal - (free - self.target) @ self._gain / p.CF
+        rate = basal - (free - self.target) @ self._gain / self._isf
         rate = np.where(iob > self.max_iob_hours * 60 * basal, np.minimum(rate, basal), rate)
         rate = np.clip(rate, 0.0, self.max_basal_multiple * basal)
         near = free[:, : max(1, int(self.suspend_horizon) // _STEP)]

@@ -9,12 +9,12 @@ the exponential insulin curve of :mod:`wearbench.sim.controller._insulin`. See
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from wearbench.sim.controller._base import Controller, ControllerAction
-from wearbench.sim.controller._insulin import DoseHistory, exponential_iob
+from wearbench.sim.controller._insulin import DoseHistory, exponential_iob, rule_1800_isf
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
@@ -62,6 +62,8 @@ class OpenAPSController(Controller):
         max_absorption: Longest time over which carbs on board are predicted to absorb (min).
         deviation_decay: Minutes over which the current deviation is predicted to fade to 0.
         min_pred_after: Minutes from which the prediction's minimum counts as ``min_pred``.
+        isf: Insulin sensitivity factor: ``"quest"`` (the patient's ``CF``) or ``"1800"``
+            (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class OpenAPSController(Controller):
         max_absorption: float = 180.0,
         deviation_decay: float = 60.0,
         min_pred_after: float = 90.0,
+        isf: Literal["quest", "1800"] = "1800",
     ) -> None:
         self.min_bg, self.max_bg, self.dia, self.peak = min_bg, max_bg, dia, peak
         self.max_iob_hours = max_iob_hours
@@ -88,6 +91,8 @@ class OpenAPSController(Controller):
         self.max_absorption = max_absorption
         self.deviation_decay = deviation_decay
         self.min_pred_after = min_pred_after
+        self.isf = isf
+        self._isf = np.zeros(0)
         self._params: PatientParams | None = None
         self._insulin: DoseHistory | None = None
         self._cob = self._rate = self._bgs = np.zeros(0)
@@ -96,6 +101,7 @@ class OpenAPSController(Controller):
         self._params = params
         curve = exponential_iob(np.arange(int(self.dia) + 1, dtype=np.float64), self.dia, self.peak)
         self._insulin = DoseHistory(params.n_patients, curve)
+        self._isf = params.CF if self.isf == "quest" else rule_1800_isf(params.basal_rate)
         self._cob = np.zeros(params.n_patients)
         self._rate = params.basal_rate.copy()
         self._bgs = np.full((params.n_patients, 4), np.nan)  # CGM now, 5, 10, 15 min ago
@@ -128,7 +134,7 @@ class OpenAPSController(Controller):
         return ControllerAction(basal=self._rate, bolus=bolus)
 
     def _absorb_carbs(self, deviation: FloatArray, p: PatientParams) -> None:
-        csf = p.CF / p.CR  # mg/dL per g
+        csf = self._isf / p.CR  # mg/dL per g
         impact = np.maximum(deviation, self.min_5m_carbimpact)
         self._cob = np.maximum(self._cob - impact / csf, 0.0)
 
@@ -141,17 +147,17 @@ class OpenAPSController(Controller):
             bg: CGM now (mg/dL).
             min_delta: ``min(last 5-min change, mean 5-min change over 15 min)`` (mg/dL/5 min).
             iob_future: Net IOB now and every 5 minutes ahead (U), shape ``(P, H + 1)``.
-            p: The patients (``CF`` is the ISF, ``CR`` the carb ratio).
+            p: The patients (``CR`` is the carb ratio; the ISF is set by ``isf``).
 
         Returns:
             The prediction summary.
         """
         steps = np.arange(1, iob_future.shape[1])
-        bgi_path = -p.CF[:, None] * (iob_future[:, :-1] - iob_future[:, 1:])
+        bgi_path = -self._isf[:, None] * (iob_future[:, :-1] - iob_future[:, 1:])
         bgi = bgi_path[:, 0]
         dev = (min_delta - bgi)[:, None] * np.maximum(0.0, 1 - steps * _STEP / self.deviation_decay)
         iob_pred = bg[:, None] + np.cumsum(bgi_path + dev, axis=1)
-        area = self._cob * p.CF / p.CR  # mg/dL still to come from carbs on board
+        area = self._cob * self._isf / p.CR  # mg/dL still to come from carbs on board
         impact = np.maximum(min_delta - bgi, self.min_5m_carbimpact)
         span = np.clip(2 * area / impact, 1.0, self.max_absorption / _STEP)  # absorption, steps
         carb = (2 * area / span)[:, None] * np.maximum(0.0, 1 - (steps - 0.5) / span[:, None])
@@ -189,7 +195,7 @@ class OpenAPSController(Controller):
         p = self._params
         if p is None:
             raise RuntimeError("OpenAPSController.reset(params) must be called before decide()")
-        isf = p.CF
+        isf = self._isf
         expected = pred.bgi + (self.target - pred.eventual) / 24
         low_req = np.minimum(0.0, (pred.eventual - self.target) / isf)
         low = np.where((min_delta > 0) & (min_delta > expected), basal, np.maximum(basal + low_req / 30, 0.0))
