@@ -15,6 +15,7 @@ from wearbench.sim.controller._insulin import (
     exponential_activity,
     exponential_iob,
     long_acting_rate,
+    rule_1800_isf,
 )
 from wearbench.sim.controller._mdi import MDIController
 from wearbench.sim.controller._mpc import MPCController, mpc_gain
@@ -45,4 +46,5 @@ __all__ = [
     "exponential_iob",
     "long_acting_rate",
     "mpc_gain",
+    "rule_1800_isf",
 ]

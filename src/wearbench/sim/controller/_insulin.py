@@ -88,7 +88,7 @@ def erlang_remaining(t: FloatArray, tau: float) -> FloatArray:
     return np.asarray((1 + tt / tau) * np.exp(-tt / tau), dtype=np.float64)
 
 
-def long_acting_rate(t: FloatArray, onset: float = 55.0, duration: float = 1440.0) -> FloatArray:
+def long_acting_rate(t: FloatArray, onset: float = 54.0, duration: float = 1440.0) -> FloatArray:
     """Absorption rate (1/min) of one unit of glargine-like long-acting insulin.
 
     The profile is a box of length ``duration`` (a flat release of ``1/duration`` per minute)

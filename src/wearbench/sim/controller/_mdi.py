@@ -50,7 +50,7 @@ class MDIController(Controller):
         self,
         injection_hours: tuple[float, ...] = (22.0,),
         basal_scale: float = 1.0,
-        onset: float = 55.0,
+        onset: float = 54.0,
         duration: float = 1440.0,
         basal_increment: float = 0.0,
         bolus_increment: float = 0.5,

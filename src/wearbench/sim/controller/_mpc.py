@@ -54,7 +54,10 @@ def mpc_gain(horizon: int, moves: int, weight: float, dia: float = 300.0, peak: 
 
 
 class MPCController(Controller):
-    """Hybrid closed loop: every 5 minutes an MPC sets the basal; announced meals get ``carbs / CR``.
+    """Hybrid closed loop: every 5 minutes an MPC sets the basal; announced meals get a bolus.
+
+    The meal bolus is ``carbs / CR``, reduced by ``(target - cgm) / ISF`` when the CGM is below
+    target (never negative), as a pump's bolus calculator does.
 
     Prediction model (linear, per patient, identified from its ISF, see ``isf``, and carb ratio ``CR``):
     over ``horizon`` steps of 5 minutes, the free glucose path (scheduled basal from now on) is
@@ -105,7 +108,7 @@ class MPCController(Controller):
         suspend_below: float = 80.0,
         suspend_horizon: float = 30.0,
         low_bg: float = 70.0,
-        max_iob_hours: float = 3.0,
+        max_iob_hours: float = 2.0,
         max_basal_multiple: float = 4.0,
         isf: Literal["quest", "1800"] = "1800",
     ) -> None:
@@ -173,7 +176,8 @@ class MPCController(Controller):
             bgs = np.where(np.isnan(self._bgs), cgm[:, None], self._bgs)
             free = self.free_path(cgm, (bgs[:, 0] - bgs[:, 3]) / 3, minute)
             self._rate = self.decide(cgm, free, ins.on_board(minute))
-        bolus = np.where(carbs > 0, carbs / p.CR, 0.0)
+        below = np.minimum(cgm - self.target, 0.0) / self._isf  # reduction below target (U)
+        bolus = np.where(carbs > 0, np.maximum(carbs / p.CR + below, 0.0), 0.0)
         ins.record(minute, self._rate - p.basal_rate + bolus)
         meals.record(minute, np.maximum(carbs, 0.0))
         return ControllerAction(basal=self._rate, bolus=bolus)

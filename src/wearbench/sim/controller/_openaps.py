@@ -44,10 +44,11 @@ class OpenAPSController(Controller):
 
     Every 5 minutes it predicts glucose from the CGM, net insulin on board (relative to the
     scheduled basal), carbs on board and the recent deviation, then sets a temp basal (rules in
-    :meth:`decide`). Announced carbs get a bolus of ``carbs / CR`` at once and enter carbs on
-    board. Rates are capped at ``min(max_basal, max_daily_safety_multiplier * max daily basal,
-    current_basal_safety_multiplier * current basal)`` (the basal is flat, so both multipliers apply
-    to the patient's rate), and high temps stop adding insulin once net IOB reaches ``max_iob``.
+    :meth:`decide`). Announced carbs get a bolus of ``carbs / CR`` at once (reduced by
+    ``(target - cgm) / ISF`` below target, never negative) and enter carbs on board. Rates are
+    capped at ``min(max_basal, max_daily_safety_multiplier * max daily basal,
+    current_basal_safety_multiplier * current basal)`` (the basal is flat, so both multipliers
+    apply to the patient's rate), and high temps stop adding insulin once net IOB reaches ``max_iob``.
 
     Args:
         min_bg: Lower end of the target range (mg/dL).
@@ -128,7 +129,8 @@ class OpenAPSController(Controller):
             pred = self.predict(cgm, min_delta, history.future(minute, int(self.dia) // _STEP, _STEP), p)
             self._absorb_carbs(min_delta - pred.bgi, p)
             self._rate = self.decide(cgm, min_delta, iob, pred, p.basal_rate)
-        bolus = np.where(carbs > 0, carbs / p.CR, 0.0)
+        below = np.minimum(cgm - self.target, 0.0) / self._isf  # reduction below target (U)
+        bolus = np.where(carbs > 0, np.maximum(carbs / p.CR + below, 0.0), 0.0)
         self._cob = self._cob + np.maximum(carbs, 0.0)
         history.record(minute, self._rate - p.basal_rate + bolus)
         return ControllerAction(basal=self._rate, bolus=bolus)

@@ -36,7 +36,9 @@ class SAPController(Controller):
       Aleppo et al. 2017, J Endocr Soc 1:1445), and the last bolus was at least ``min_gap``
       minutes ago, give
       ``f (cgm - target) / ISF - IOB`` if that is at least ``min_bolus`` U.
-    * No automatic change of the basal rate.
+    * No automatic change of the basal rate, except the pump's low-glucose (threshold) suspend:
+      basal 0 while the CGM is below ``suspend_below`` (MiniMed 530G-style; Bergenstal et al.
+      2013, N Engl J Med 369:224).
 
     Args:
         target: Glucose target of corrections (mg/dL).
@@ -58,7 +60,7 @@ class SAPController(Controller):
         self,
         target: float = 140.0,
         correction_threshold: float = 250.0,
-        min_gap: int = 180,
+        min_gap: int = 240,
         min_bolus: float = 0.1,
         check_every: int = 5,
         dia: float = 300.0,
@@ -66,7 +68,7 @@ class SAPController(Controller):
         correction_fraction: float = 1.0,
         isf: Literal["quest", "1800"] = "1800",
         trend_window: int = 30,
-        suspend_below: float = 0.0,
+        suspend_below: float = 70.0,
     ) -> None:
         self.target = target
         self.correction_threshold = correction_threshold
@@ -104,7 +106,7 @@ class SAPController(Controller):
         if minute % self.check_every == 0:
             self._cgm_log = np.column_stack([cgm, self._cgm_log[:, :-1]])
             before = self._cgm_log[:, -1]
-            rising = np.isnan(before) | (cgm >= before)
+            rising = cgm >= before  # False while the window is not yet filled (NaN)
             due = (carbs <= 0) & (cgm > self.correction_threshold) & gap_ok & rising
             correction = over - iob
             bolus = np.where(due & (correction >= self.min_bolus), correction, bolus)
