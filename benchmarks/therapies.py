@@ -1,0 +1,82 @@
+"""Glycaemic outcomes of each therapy on all 30 simglucose patients (``docs/cgm-therapies.md``).
+
+Every therapy sees the same patients, random meals and sensor noise (one seed): Dexcom CGM,
+Insulet pump for the pump therapies, no pump (exact doses) for MDI. Prints, per therapy, mean
+time in range 70-180 mg/dL, below 70, below 54, above 180 (% of minutes, true plasma glucose),
+mean glucose, the number of patients "at the floor" (plasma glucose below ``--floor`` mg/dL for
+at least ``--floor-hours`` hours in a row) and the longest such run over all patients (minutes),
+and the wall time of the run.
+
+Run: ``python benchmarks/therapies.py`` (30 patients x 14 days; about a minute per therapy on
+2 cores). ``--days 2 --patients 6`` for a quick look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+THERAPIES = ("mdi", "sap", "basal-bolus", "hcl-mpc", "openaps")
+
+
+def longest_run(below: np.ndarray) -> int:
+    """Longest run of consecutive True values (minutes)."""
+    padded = np.concatenate([[0], below.astype(np.int8), [0]])
+    edges = np.flatnonzero(np.diff(padded))
+    return int((edges[1::2] - edges[::2]).max()) if edges.size else 0
+
+
+def outcomes(frame: pd.DataFrame, floor: float, floor_hours: float) -> dict[str, float]:
+    bg = frame["true_bg"].to_numpy()
+    per_patient = frame.groupby("patient", observed=True)["true_bg"]
+    tir = per_patient.apply(lambda g: float(np.mean((g >= 70) & (g <= 180))) * 100)
+    runs = per_patient.apply(lambda g: longest_run(g.to_numpy() < floor))
+    return {
+        "TIR 70-180 %": float(tir.mean()),
+        "<70 %": float(np.mean(bg < 70) * 100),
+        "<54 %": float(np.mean(bg < 54) * 100),
+        ">180 %": float(np.mean(bg > 180) * 100),
+        "mean BG": float(bg.mean()),
+        "min TIR %": float(tir.min()),
+        "at floor": int((runs >= floor_hours * 60).sum()),
+        "longest <floor min": int(runs.max()),
+    }
+
+
+def main() -> None:
+    from wearbench.sim import patient_names, simulate
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--days", type=int, default=14)
+    ap.add_argument("--patients", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--floor", type=float, default=20.0, help="floor glucose (mg/dL)")
+    ap.add_argument("--floor-hours", type=float, default=2.0)
+    ap.add_argument("--therapies", default=",".join(THERAPIES))
+    ap.add_argument("--per-patient", action="store_true", help="also print TIR per patient")
+    args = ap.parse_args()
+    names = patient_names()[: args.patients]
+    rows, per = {}, {}
+    for therapy in args.therapies.split(","):
+        pump = None if therapy == "mdi" else "Insulet"
+        t0 = time.perf_counter()
+        frame = simulate(names, args.days, controller=therapy, pump=pump, sensor="Dexcom", seed=args.seed)
+        seconds = time.perf_counter() - t0
+        rows[therapy] = {**outcomes(frame, args.floor, args.floor_hours), "wall s": seconds}
+        per[therapy] = frame.groupby("patient", observed=True)["true_bg"].apply(
+            lambda g: float(np.mean((g >= 70) & (g <= 180))) * 100
+        )
+    table = pd.DataFrame(rows).T
+    print(
+        f"{args.patients} patients x {args.days} days, seed {args.seed}, Dexcom CGM, Insulet pump (MDI: none)"
+    )
+    print(table.round(2).to_string())
+    if args.per_patient:
+        print(pd.DataFrame(per).round(1).to_string())
+
+
+if __name__ == "__main__":
+    main()
