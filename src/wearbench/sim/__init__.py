@@ -17,6 +17,15 @@ same but not draw-for-draw identical; everything is vectorised over patients.
 
 from __future__ import annotations
 
+from wearbench.sim._hazard import HAZARD_LABELS, hazard_intervals, hazard_labels
+from wearbench.sim._profile import (
+    Profile,
+    ProfileRun,
+    draw_cohort,
+    get_profile,
+    profile_names,
+    simulate_profile,
+)
 from wearbench.sim._simulate import simulate
 from wearbench.sim._write import parse_patients, write_simulation
 from wearbench.sim.controller import BasalBolusController, Controller, ControllerAction, PIDController
@@ -48,6 +57,7 @@ from wearbench.sim.scenario import (
 from wearbench.sim.sensor import Sensor
 
 __all__ = [
+    "HAZARD_LABELS",
     "BasalBolusController",
     "Controller",
     "ControllerAction",
@@ -56,23 +66,31 @@ __all__ = [
     "PIDController",
     "PatientParams",
     "PatientState",
+    "Profile",
+    "ProfileRun",
     "Pump",
     "Sensor",
+    "draw_cohort",
     "exercise_array",
     "exercise_sessions",
     "fault_names",
     "faults_from_csv",
     "fixed_meals",
+    "get_profile",
+    "hazard_intervals",
+    "hazard_labels",
     "initial_state",
     "load_params",
     "meals_from_csv",
     "parse_patients",
     "patient_names",
+    "profile_names",
     "random_fault_plan",
     "random_faults",
     "random_meals",
     "rhs",
     "simulate",
+    "simulate_profile",
     "step_minute",
     "write_simulation",
 ]

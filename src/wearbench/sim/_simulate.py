@@ -28,7 +28,7 @@ def simulate(
     days: int,
     *,
     controller: str | Controller = "basal-bolus",
-    sensor: str | None = "Dexcom",
+    sensor: str | Sensor | None = "Dexcom",
     pump: str | None = "Insulet",
     meals: Literal["random", "fixed"] | FloatArray = "random",
     seed: int | np.random.Generator = 0,
@@ -48,8 +48,9 @@ def simulate(
         controller: A registered controller name (``wearbench list controller``: ``"basal-bolus"``,
             ``"pid"`` with simglucose's example gains), built with its defaults, or a
             :class:`~wearbench.sim.controller.Controller` (reset and called once per minute).
-        sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), or ``None`` for a
-            noise-free reading of subcutaneous glucose every minute.
+        sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), a
+            :class:`~wearbench.sim.sensor.Sensor` (e.g. Dexcom noise on a 5-min grid), or ``None``
+            for a noise-free reading of subcutaneous glucose every minute.
         pump: Pump name (``"Insulet"``, ``"Cozmo"``), or ``None`` to deliver requests exactly.
         meals: ``"random"`` (simglucose-style), ``"fixed"`` (same meals daily), or announced carbs
             (g) of shape ``(P, days * 1440)``.
@@ -69,7 +70,9 @@ def simulate(
         ``cgm_clean`` (fault-free reading), ``carbs_eaten`` (g), ``insulin_requested`` (the
         controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
-        With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
+        With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1). When the
+        controller injects long-acting insulin (MDI), the frame gains ``long_acting`` (U injected
+        in the minute).
     """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
@@ -87,7 +90,7 @@ def simulate(
     if not isinstance(ctrl, Controller):
         raise WearbenchError(f"controller {controller!r} is not a Controller")
     ctrl.reset(params)
-    cgm_sensor = Sensor.named(sensor) if sensor is not None else None
+    cgm_sensor = Sensor.named(sensor) if isinstance(sensor, str) else sensor
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
     the_pump = Pump.named(pump) if pump is not None else None
     ex = None
@@ -120,4 +123,6 @@ def simulate(
         frame["label"] = faults.label_matrix(n, minutes).ravel()
     if ex is not None:
         frame["exercise"] = ex.ravel()
+    if rec["long_acting"].any():
+        frame["long_acting"] = rec["long_acting"].T.ravel()
     return frame

@@ -201,11 +201,14 @@ def _free_starts(busy: np.ndarray, duration: int, gap: int, grid: int) -> np.nda
 def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.random.Generator) -> FaultPlan:
     """A random fault plan at a profile's sizes: every label of the profile for every patient.
 
-    Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry, placed
-    longest first at a start drawn uniformly among the grid minutes where the interval fits
-    (``min_gap`` minutes clear of the others), inside the entry's clock window when it has one
-    (anywhere when the window is full); an interval that does not fit at its drawn length is
-    tried at ``min_duration``.
+    Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry, with a
+    length drawn uniformly on the grid between ``min_duration`` and ``max_duration`` (all at
+    ``min_duration`` when the drawn lengths would fill over a third of the run). They are placed
+    longest first, each at a start drawn uniformly among the grid minutes where it fits
+    ``min_gap`` minutes clear of the others, inside the entry's clock window when it has one
+    (anywhere when the window is full). When that leaves no room for one (short runs), the
+    patient's intervals are packed instead: shuffled, in order, at random gaps of at least
+    ``min_gap`` (clock windows ignored).
 
     Args:
         profile: The sizes.
@@ -225,35 +228,63 @@ def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.ra
     minutes, g = days * 1440, profile.grid
     events: list[FaultEvent] = []
     for p in range(n_patients):
-        todo = []
+        todo: list[tuple[int, FaultSize]] = []
         for s in profile.sizes:
             count = max(1, round(s.per_30_days * days / 30))
             lengths = g * rng.integers(s.min_duration // g, s.max_duration // g + 1, size=count)
             todo += [(int(d), s) for d in lengths]
+        if sum(d for d, _ in todo) > minutes / 3:
+            todo = [(s.min_duration, s) for _, s in todo]
         todo.sort(key=lambda item: (-item[0], item[1].label))
-        busy = np.zeros(minutes, dtype=np.int8)
-        for duration, s in todo:
-            start = _place(busy, duration, s, profile, rng)
-            if start is None and duration > s.min_duration:
-                duration = s.min_duration
-                start = _place(busy, duration, s, profile, rng)
-            if start is None:
-                raise WearbenchError(
-                    f"fault profile: {s.label} ({duration} min) does not fit for patient {p} in {days} day(s)"
-                )
-            busy[start : start + duration] = 1
+        placed = _scatter(todo, minutes, profile, rng)
+        if placed is None:
+            placed = _pack(todo, minutes, profile, rng)
+        if placed is None:
+            total = sum(d for d, _ in todo)
+            raise WearbenchError(
+                f"fault profile: {len(todo)} faults ({total} min, {profile.min_gap} min apart) do not fit "
+                f"in {days} day(s)"
+            )
+        for start, duration, s in placed:
             summary = _summary(s.label)
             events.append(FaultEvent(p, start, duration, s.label, s.intensity, summary, s.magnitude))
     return FaultPlan(tuple(sorted(events, key=lambda e: (e.patient, e.start))))
 
 
-def _place(
-    busy: np.ndarray, duration: int, size: FaultSize, profile: FaultProfile, rng: np.random.Generator
-) -> int | None:
-    starts = _free_starts(busy, duration, profile.min_gap, profile.grid)
-    if size.hours is not None:
-        clock = starts % 1440
-        lo, hi = size.hours
-        inside = starts[(clock >= lo * 60) & (clock < hi * 60)]
-        starts = inside if len(inside) else starts
-    return int(starts[rng.integers(len(starts))]) if len(starts) else None
+def _scatter(
+    todo: list[tuple[int, FaultSize]], minutes: int, profile: FaultProfile, rng: np.random.Generator
+) -> list[tuple[int, int, FaultSize]] | None:
+    """Each interval at a uniform free start (in its window when possible); ``None`` when one has no room."""
+    busy = np.zeros(minutes, dtype=np.int8)
+    out = []
+    for duration, s in todo:
+        starts = _free_starts(busy, duration, profile.min_gap, profile.grid)
+        if s.hours is not None:
+            clock = starts % 1440
+            inside = starts[(clock >= s.hours[0] * 60) & (clock < s.hours[1] * 60)]
+            starts = inside if len(inside) else starts
+        if not len(starts):
+            return None
+        start = int(starts[rng.integers(len(starts))])
+        busy[start : start + duration] = 1
+        out.append((start, duration, s))
+    return out
+
+
+def _pack(
+    todo: list[tuple[int, FaultSize]], minutes: int, profile: FaultProfile, rng: np.random.Generator
+) -> list[tuple[int, int, FaultSize]] | None:
+    """Intervals in random order at random gaps of at least ``min_gap``; ``None`` when they do not fit."""
+    g = profile.grid
+    order = [todo[i] for i in rng.permutation(len(todo))]
+    gap = -(-profile.min_gap // g) * g
+    free = (minutes - sum(d for d, _ in order) - gap * len(order)) // g
+    if free < 0:
+        return None
+    offsets = np.sort(rng.integers(0, free + 1, size=len(order))) * g
+    out, used = [], 0
+    for k, (duration, s) in enumerate(order):
+        start = int(offsets[k]) + gap * (k + 1) + used
+        out.append((start, duration, s))
+        used += duration
+    return out
