@@ -78,28 +78,37 @@ def _bias(w: FaultWindow) -> float:
 
 @fault(target="cgm", category="malfunction", size="mg/dL added")
 def positive_bias(w: FaultWindow) -> FloatArray:
-    """Miscalibration / bias injection: readings ``+ 64 * intensity`` (or ``+ magnitude``) mg/dL.
+    """Miscalibration / bias injection: readings ``+ 64 * intensity`` mg/dL (not clipped).
 
-    Not clipped.
+    With a magnitude, ``+ magnitude`` mg/dL.
     """
     return w.values + _bias(w)
 
 
 @fault(target="cgm", category="malfunction", size="mg/dL subtracted")
 def negative_bias(w: FaultWindow) -> FloatArray:
-    """Miscalibration / lowered local glucose: ``- 64 * intensity`` (or ``- magnitude``) mg/dL, floor 0."""
+    """Miscalibration / lowered local glucose / bias injection: ``- 64 * intensity`` mg/dL, floor 0.
+
+    With a magnitude, ``- magnitude`` mg/dL.
+    """
     return np.maximum(w.values - _bias(w), 0.0)
 
 
 @fault(target="cgm", category="malfunction", size="mg/dL shown")
 def min_reading(w: FaultWindow) -> FloatArray:
-    """Sensor stuck at its minimum reading (Dexcom: 39 mg/dL), or at ``magnitude`` mg/dL."""
+    """Sensor stuck at its minimum reading (Dexcom: 39 mg/dL).
+
+    With a magnitude, stuck at ``magnitude`` mg/dL.
+    """
     return np.full_like(w.values, w.low if w.magnitude is None else w.magnitude)
 
 
 @fault(target="cgm", category="malfunction", size="mg/dL shown")
 def max_reading(w: FaultWindow) -> FloatArray:
-    """Sensor stuck at its maximum reading (Dexcom: 600 mg/dL), or at ``magnitude`` mg/dL."""
+    """Sensor stuck at its maximum reading (Dexcom: 600 mg/dL).
+
+    With a magnitude, stuck at ``magnitude`` mg/dL.
+    """
     return np.full_like(w.values, w.high if w.magnitude is None else w.magnitude)
 
 
@@ -124,9 +133,9 @@ def repeated_episode(w: FaultWindow) -> FloatArray:
 
 @fault(target="meal", category="attack", size="g announced")
 def false_meal(w: FaultWindow) -> FloatArray:
-    """Process-aware attack: ``60 * intensity`` g (or ``magnitude`` g) announced at the start, not eaten.
+    """Process-aware attack: ``60 * intensity`` g of carbs announced at the start, not eaten.
 
-    The controller boluses for them; the patient absorbs nothing.
+    With a magnitude, ``magnitude`` g. The controller boluses for them; the patient absorbs nothing.
     """
     out = w.values.copy()
     out[0] += FALSE_MEAL_G * w.intensity if w.magnitude is None else w.magnitude
