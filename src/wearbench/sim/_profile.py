@@ -19,6 +19,7 @@ import pandas as pd
 
 from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.sim._simulate import simulate
+from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, FaultProfile, FaultSize, profile_faults
 from wearbench.sim.patient import load_params
 from wearbench.sim.patient._params import FloatArray
@@ -216,7 +217,7 @@ def simulate_profile(
     days: int,
     *,
     patients: Sequence[str] | None = None,
-    controller: str | None = None,
+    controller: str | Controller | None = None,
     sensor: str | None = "Dexcom",
     meals: FloatArray | None = None,
     faults: Literal["none", "random"] | FaultPlan = "none",
@@ -233,7 +234,8 @@ def simulate_profile(
         profile: A profile with a scenario and fault sizes (e.g. ``get_profile("healthloopqa")``).
         days: Days to simulate.
         patients: Patient names (``None``: the profile's cohort).
-        controller: Registered controller name (``None``: the profile's, e.g. ``hcl-mpc``).
+        controller: Registered controller name or a controller (``None``: the profile's, e.g.
+            ``hcl-mpc``, looked up when the run starts).
         sensor: Sensor whose noise is used, sampled on the profile's grid; ``None``: noise-free.
         meals: Carbs eaten (g), shape ``(P, days * 1440)``, typed by clock time; ``None``: the
             profile's scenario.

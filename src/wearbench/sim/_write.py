@@ -385,8 +385,9 @@ def _profile_events(
     events["time"] = t0 + pd.to_timedelta(events.pop("minute"), unit="min")
     for c in PROFILE_EVENT_COLUMNS:
         text = c in ("meal_type", "perturbation", "exercise_type", "magnitude_unit", "insulin_type")
-        values = events[c] if c in events else pd.Series(np.nan, index=events.index)
-        events[c] = values.fillna("").astype(str) if text else values.astype("float64")
+        if c not in events:
+            events[c] = "" if text else np.nan
+        events[c] = events[c].fillna("").astype(str) if text else events[c].astype("float64")
     events = events[[*EVENT_COLUMNS, *PROFILE_EVENT_COLUMNS]]
     return events.sort_values(["subject_id", "time", "kind"], kind="stable").reset_index(drop=True)
 
