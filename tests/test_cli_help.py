@@ -35,7 +35,7 @@ def test_every_command_and_option_has_help(path: str, cmd: click.Command) -> Non
 def test_help_page_shows_an_option_help() -> None:
     out = CliRunner().invoke(cli, ["cgm", "simulate", "--help"]).output
     assert "Insulin controller" in out
-    assert "[basal-bolus|pid]" in out  # choices read from the registry
+    assert "[basal-bolus|hcl-mpc|mdi|openaps|pid|sap]" in out  # choices read from the registry
 
 
 def test_unknown_controller_is_a_usage_error() -> None:

@@ -149,15 +149,23 @@ def _check_sensor(value: str) -> str:
 
 
 @cgm_group.command("simulate")
-@click.option("--patients", default="adult#001..adult#010", show_default=True,
-              help="Names, ranges (adult#001..adult#010) or 'all', comma-separated.")  # fmt: skip
+@click.option(
+    "--profile",
+    "profile_name",
+    default="default",
+    show_default=True,
+    help="Simulation profile: 'default', or 'healthloopqa' (5-min grid, its 20-patient cohort, typed "
+    "meals, exercise, seed fault sizes, hazard labels; docs/cgm-healthloopqa.md).",
+)
+@click.option("--patients", default=None,
+              help="Names, ranges (adult#001..adult#010) or 'all', comma-separated "
+              "[default: adult#001..adult#010, or the profile's cohort].")  # fmt: skip
 @click.option("--days", type=click.IntRange(min=1), default=30, show_default=True, help="Days simulated.")
 @click.option(
     "--controller",
     type=RegistryChoice("controller"),
-    default="basal-bolus",
-    show_default=True,
-    help="Insulin controller (registered kind 'controller'): basal-bolus therapy or a PID loop.",
+    default=None,
+    help="Insulin controller (registered kind 'controller') [default: basal-bolus, or the profile's].",
 )
 @click.option(
     "--sensor",
@@ -176,26 +184,38 @@ def _check_sensor(value: str) -> str:
 @click.option(
     "--exercise",
     type=click.Choice(["none", "random"]),
-    default="none",
-    show_default=True,
-    help="'random': running and cycling sessions, about 3 a week (docs/cgm-exercise.md).",
+    default=None,
+    help="'random': running and cycling sessions, about 3 a week (docs/cgm-exercise.md); the "
+    "healthloopqa profile's own sessions [default: none, or the profile's].",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
 def cgm_simulate(
-    patients: str,
+    profile_name: str,
+    patients: str | None,
     days: int,
-    controller: str,
+    controller: str | None,
     sensor: str,
     loop: str,
     meals: str,
     faults: str,
-    exercise: str,
+    exercise: str | None,
     seed: int,
     out: Path,
 ) -> None:
     """Simulate the closed loop (UVA/Padova patients, sensor, pump, controller) into a CGM dataset."""
     import numpy as np
+
+    from wearbench.sim import get_profile
+
+    if get_profile(profile_name).layout != "default":
+        given = {"patients": patients, "controller": controller, "sensor": sensor, "meals": meals,
+                 "faults": faults, "exercise": exercise, "seed": seed}  # fmt: skip
+        _simulate_profile(profile_name, days, out, given)
+        return
+    patients = patients or "adult#001..adult#010"
+    controller = controller or "basal-bolus"
+    exercise = exercise or "none"
 
     from wearbench.sim import (
         Sensor,
@@ -238,4 +258,48 @@ def cgm_simulate(
         click.echo(f"injected {len(fault_plan.events)} fault interval(s)")
     if sessions is not None:
         click.echo(f"planned {len(sessions)} exercise session(s)")
+    click.echo(f"wrote {out}")
+
+
+def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, Any]) -> None:
+    """``cgm simulate --profile NAME`` for a profile with its own layout (healthloopqa).
+
+    ``how`` holds the other options as given (``None`` where not given).
+    """
+    from wearbench.sim import get_profile, meals_from_csv, parse_patients, simulate_profile, write_simulation
+    from wearbench.sim.faults import faults_from_csv
+
+    profile = get_profile(profile_name)
+    names = parse_patients(how["patients"]) if how["patients"] else list(profile.cohort)
+    faults, plan = str(how["faults"]), None
+    if faults not in ("none", "random"):
+        if not Path(faults).is_file():
+            raise WearbenchError(f"--faults {faults}: not 'none', 'random' or an existing CSV file")
+        plan = faults_from_csv(Path(faults), names, days * 1440)
+    meals = str(how["meals"])
+    run = simulate_profile(
+        profile,
+        days,
+        patients=names,
+        controller=how["controller"],
+        sensor=None if how["sensor"] == "none" else how["sensor"],
+        meals=meals_from_csv(Path(meals), len(names), days) if meals != "random" else None,
+        faults=plan if plan is not None else ("random" if faults == "random" else "none"),
+        exercise=how["exercise"] != "none",
+        seed=how["seed"],
+    )
+    params = {**how, "profile": profile.name, "patients": names, "days": days,
+              "controller": how["controller"] or profile.controller, "exercise": how["exercise"] or "random",
+              "cohort": list(profile.cohort), "cohort_seed": profile.cohort_seed,
+              "grid_min": run.sample_time, "glucose_unit": "mg/dL", "insulin_unit": "mU/min"}  # fmt: skip
+    write_simulation(run.frame, out, sample_time=run.sample_time, params=params, faults=run.faults,
+                     exercise=run.sessions, meals=run.meals, layout=profile.layout)  # fmt: skip
+    per_day = 1440 // run.sample_time
+    click.echo(
+        f"simulated {len(names)} patient(s) x {days} day(s) with profile {profile.name}: "
+        f"{len(names) * days * per_day} readings every {run.sample_time} min ({per_day} a day)"
+    )
+    click.echo(f"injected {len(run.faults.events)} fault interval(s)")
+    if run.sessions is not None:
+        click.echo(f"planned {len(run.sessions)} exercise session(s)")
     click.echo(f"wrote {out}")

@@ -37,6 +37,15 @@ from wearbench.sim._events import (
     NormalDay,
     RunNow,
 )
+from wearbench.sim._hazard import HAZARD_LABELS, hazard_intervals, hazard_labels
+from wearbench.sim._profile import (
+    Profile,
+    ProfileRun,
+    draw_cohort,
+    get_profile,
+    profile_names,
+    simulate_profile,
+)
 from wearbench.sim._run import SimulationRun
 from wearbench.sim._simglucose_mode import SampledController, env_controller, simglucose_output
 from wearbench.sim._simulate import run_simulation, simulate
@@ -71,6 +80,7 @@ from wearbench.sim.scenario import (
 from wearbench.sim.sensor import Sensor
 
 __all__ = [
+    "HAZARD_LABELS",
     "BasalBolusController",
     "Controller",
     "ControllerAction",
@@ -88,22 +98,29 @@ __all__ = [
     "PIDController",
     "PatientParams",
     "PatientState",
+    "Profile",
+    "ProfileRun",
     "Pump",
     "RunNow",
     "SampledController",
     "Sensor",
     "SimulationRun",
+    "draw_cohort",
     "env_controller",
     "exercise_array",
     "exercise_sessions",
     "fault_names",
     "faults_from_csv",
     "fixed_meals",
+    "get_profile",
+    "hazard_intervals",
+    "hazard_labels",
     "initial_state",
     "load_params",
     "meals_from_csv",
     "parse_patients",
     "patient_names",
+    "profile_names",
     "random_fault_plan",
     "random_faults",
     "random_meals",
@@ -114,6 +131,7 @@ __all__ = [
     "simulate",
     "simulate_counterfactual",
     "simulate_counterfactuals",
+    "simulate_profile",
     "snapshot",
     "step_minute",
     "write_simulation",

@@ -110,6 +110,8 @@ class SimulationRun:
             frame["label"] = self.faults.label_matrix(n, minutes).ravel()
         if self.exercise is not None:
             frame["exercise"] = self.exercise.ravel()
+        if rec["long_acting"].any():
+            frame["long_acting"] = rec["long_acting"].T.ravel()
         if self.loop == "simglucose":
             frame["env_bg"] = simglucose_output(rec["gsub"], self.env_step).T.ravel()
             frame["env_cgm"] = simglucose_output(rec["cgm"], self.env_step).T.ravel()

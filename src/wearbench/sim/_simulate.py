@@ -30,7 +30,7 @@ def simulate(
     days: int,
     *,
     controller: str | Controller = "basal-bolus",
-    sensor: str | None = "Dexcom",
+    sensor: str | Sensor | None = "Dexcom",
     pump: str | None = "Insulet",
     meals: Literal["random", "fixed"] | FloatArray = "random",
     seed: int | np.random.Generator = 0,
@@ -51,8 +51,9 @@ def simulate(
         controller: A registered controller name (``wearbench list controller``: ``"basal-bolus"``,
             ``"pid"`` with simglucose's example gains), built with its defaults, or a
             :class:`~wearbench.sim.controller.Controller` (reset and called once per minute).
-        sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), or ``None`` for a
-            noise-free reading of subcutaneous glucose every minute.
+        sensor: CGM sensor name (``"Dexcom"``, ``"GuardianRT"``, ``"Navigator"``), a
+            :class:`~wearbench.sim.sensor.Sensor` (e.g. Dexcom noise on a 5-min grid), or ``None``
+            for a noise-free reading of subcutaneous glucose every minute.
         pump: Pump name (``"Insulet"``, ``"Cozmo"``), or ``None`` to deliver requests exactly.
         meals: ``"random"`` (simglucose-style), ``"fixed"`` (same meals daily), or announced carbs
             (g) of shape ``(P, days * 1440)``.
@@ -76,7 +77,9 @@ def simulate(
         ``cgm_clean`` (fault-free reading), ``carbs_eaten`` (g), ``insulin_requested`` (the
         controller's dose after pump rounding, U/min), ``insulin_delivered`` (into the patient,
         U/min) and ``label`` (active fault, ``""`` when normal); see ``docs/cgm-faults.md``.
-        With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1).
+        With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1). When the
+        controller injects long-acting insulin (MDI), the frame gains ``long_acting`` (U injected
+        in the minute).
         With ``loop="simglucose"``, the frame gains the env's reported ``env_bg`` (its ``BG``:
         mean ``gsub`` over each sample period) and ``env_cgm`` (its ``CGM``), mg/dL, at the sample
         minutes (the period's end) and NaN between.
@@ -92,7 +95,7 @@ def run_simulation(
     days: int,
     *,
     controller: str | Controller = "basal-bolus",
-    sensor: str | None = "Dexcom",
+    sensor: str | Sensor | None = "Dexcom",
     pump: str | None = "Insulet",
     meals: Literal["random", "fixed"] | FloatArray = "random",
     seed: int | np.random.Generator = 0,
@@ -139,7 +142,7 @@ def run_simulation(
     ctrl: object = registry.get("controller", controller).obj() if isinstance(controller, str) else controller
     if not isinstance(ctrl, Controller):
         raise WearbenchError(f"controller {controller!r} is not a Controller")
-    cgm_sensor = Sensor.named(sensor) if sensor is not None else None
+    cgm_sensor = Sensor.named(sensor) if isinstance(sensor, str) else sensor
     env_step = cgm_sensor.sample_time if cgm_sensor is not None else 1
     if loop == "simglucose":
         ctrl = env_controller(ctrl, env_step)

@@ -17,6 +17,12 @@ events are what the pump showed (see ``docs/cgm-faults.md``).
 With exercise sessions, ``events.parquet`` also holds one ``kind="exercise"`` row per session at
 its start: ``value`` = duration (``unit`` ``"min"``), ``detail`` = ``"running@0.60"`` (kind and
 nominal intensity, fraction of heart-rate reserve; see ``docs/cgm-exercise.md``).
+
+``layout="healthloopqa"`` (the ``healthloopqa`` profile, ``docs/cgm-healthloopqa.md``) writes
+instead: ``labels.parquet`` with ``fault_label`` and ``hazard_label`` per sample,
+``hazards.parquet`` (hazard intervals), ``insulin.parquet`` (mean rates over each sample, mU/min),
+``faults.parquet`` with a ``magnitude`` column, and typed events (meal types from the meal table,
+bolus ``dosage``/``insulin_type``, exercise magnitude) without per-minute basal events.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -34,11 +40,13 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._folder import replaced_folder
 from wearbench._version import __version__
-from wearbench.cgm import EVENTS_FILE, READINGS_FILE, write_cgm_tables
+from wearbench.cgm import EVENT_COLUMNS, EVENTS_FILE, READINGS_FILE, write_cgm_tables
+from wearbench.sim._hazard import hazard_intervals, hazard_labels
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
+from wearbench.sim.scenario import meal_type_at
 
-__all__ = ["meal_type", "parse_patients", "write_simulation"]
+__all__ = ["PROFILE_EVENT_COLUMNS", "meal_type", "parse_patients", "write_simulation"]
 
 _RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
 
@@ -95,6 +103,8 @@ def write_simulation(
     start: str = "2024-01-01",
     faults: FaultPlan | None = None,
     exercise: pd.DataFrame | None = None,
+    meals: pd.DataFrame | None = None,
+    layout: Literal["default", "healthloopqa"] = "default",
 ) -> Path:
     """Write :func:`~wearbench.sim.simulate` output as a CGM dataset folder (see the module docstring).
 
@@ -109,11 +119,28 @@ def write_simulation(
         faults: The plan the frame was simulated with, to write labels and intervals.
         exercise: The sessions table the frame was simulated with (``patient`` row index,
             ``start``, ``duration``, ``kind``, ``intensity``), written as exercise events.
+        meals: The meal table the frame was simulated with (``patient``, ``start``,
+            ``carbs_g``, ``meal_type``, ``perturbation``), for typed carbs events
+            (``healthloopqa`` layout; without it carbs are typed by clock time).
+        layout: ``"default"``, or ``"healthloopqa"`` (needs ``faults``; see the module docstring).
     """
+    if layout == "healthloopqa" and faults is None:
+        raise WearbenchError("write_simulation: the healthloopqa layout needs the fault plan (maybe empty)")
     with replaced_folder(out, "CGM simulation", "manifest.json") as new:
-        _write_simulation(
-            frame, new, sample_time=sample_time, params=params, start=start, faults=faults, exercise=exercise
-        )
+        if layout == "healthloopqa":
+            _write_healthloopqa(
+                frame, new, sample_time, params, start, faults or FaultPlan(), exercise, meals
+            )
+        else:
+            _write_simulation(
+                frame,
+                new,
+                sample_time=sample_time,
+                params=params,
+                start=start,
+                faults=faults,
+                exercise=exercise,
+            )
     return Path(out)
 
 
@@ -163,13 +190,19 @@ def _write_simulation(
     write_cgm_tables(
         readings, pd.concat(events, ignore_index=True).sort_values(["subject_id", "time", "kind"]), out
     )
+    _write_manifest(out, names, params, sample_time, start)
+    return out
+
+
+def _write_manifest(
+    out: Path, names: list[str], params: Mapping[str, Any], sample_time: int, start: str
+) -> None:
     files = {name: _sha(out / name) for name in names}
     manifest = {"wearbench_version": __version__, "source": "wearbench.sim", "params": dict(params),
                 "sample_time_min": sample_time, "start": start, "files": files}  # fmt: skip
     (out / "manifest.json").write_text(
         json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    return out
 
 
 def _write_faults(
@@ -186,10 +219,21 @@ def _write_faults(
     pd.DataFrame({"subject_id": subject, "time": t_s, "label": sampled["label"].astype(str)}).to_parquet(
         out / "labels.parquet", index=False
     )
+    _fault_intervals(frame, faults, t0).to_parquet(out / "faults.parquet", index=False)
+
+
+def _subjects(frame: pd.DataFrame) -> list[str]:
+    """Subject of each patient index (the frame is patient-major)."""
     minutes = int(frame["minute"].max()) + 1
-    names = frame["patient"].astype(str).to_numpy()[::minutes]
-    table = faults.to_frame(list(names))
-    pd.DataFrame(
+    return [str(s) for s in frame["patient"].astype(str).to_numpy()[::minutes]]
+
+
+def _fault_intervals(
+    frame: pd.DataFrame, faults: FaultPlan, t0: pd.Timestamp, magnitude: bool = False
+) -> pd.DataFrame:
+    """``faults.parquet``: one row per interval, times from ``t0``; ``magnitude`` adds that column."""
+    table = faults.to_frame(_subjects(frame))
+    out = pd.DataFrame(
         {
             "subject_id": table["patient"].astype(str),
             "start": t0 + pd.to_timedelta(table["start"], unit="min"),
@@ -198,4 +242,193 @@ def _write_faults(
             "intensity": table["intensity"].astype("float64"),
             "description": table["description"].astype(str),
         }
-    ).to_parquet(out / "faults.parquet", index=False)
+    )
+    if magnitude:
+        out["magnitude"] = table["magnitude"].astype("float64") if "magnitude" in table else np.nan
+    return out
+
+
+#: Extra ``events.parquet`` columns of the healthloopqa layout (NaN or ``""`` where they do not apply).
+PROFILE_EVENT_COLUMNS = [
+    "meal_type",
+    "perturbation",
+    "exercise_type",
+    "magnitude",
+    "magnitude_unit",
+    "incline_pct",
+    "dosage",
+    "insulin_type",
+]
+
+
+def _write_healthloopqa(
+    frame: pd.DataFrame,
+    out: Path,
+    sample_time: int,
+    params: Mapping[str, Any],
+    start: str,
+    faults: FaultPlan,
+    exercise: pd.DataFrame | None,
+    meals: pd.DataFrame | None,
+) -> None:
+    """The healthloopqa layout (see the module docstring and ``docs/cgm-healthloopqa.md``)."""
+    if "label" not in frame.columns:
+        raise WearbenchError("write_simulation: the healthloopqa layout needs a frame simulated with faults")
+    t0 = pd.Timestamp(start)
+    sampled = frame[frame["minute"] % sample_time == 0]
+    subject = sampled["patient"].astype(str).to_numpy()
+    t_s = (t0 + pd.to_timedelta(sampled["minute"], unit="min")).to_numpy()
+    cgm = sampled["cgm"].to_numpy(dtype=np.float64)
+    rates = _sample_rates(frame, sample_time)
+    truth = pd.DataFrame(
+        {
+            "subject_id": subject,
+            "time": t_s,
+            "true_bg": sampled["true_bg"].to_numpy(),
+            "cgm": cgm,
+            "cgm_clean": sampled["cgm_clean"].to_numpy(),
+            "insulin_delivered_mu_per_min": rates["insulin_delivered"],
+        }
+    )
+    truth.to_parquet(out / "truth.parquet", index=False)
+    insulin = pd.DataFrame(
+        {
+            "subject_id": subject,
+            "time": t_s,
+            "insulin_mu_per_min": rates["insulin"],
+            "basal_mu_per_min": rates["basal"],
+            "bolus_mu_per_min": rates["bolus"],
+        }
+    )
+    insulin.to_parquet(out / "insulin.parquet", index=False)
+    readings = pd.DataFrame({"subject_id": subject, "time": t_s, "glucose": cgm})
+    labels = pd.DataFrame(
+        {
+            "subject_id": subject,
+            "time": t_s,
+            "fault_label": sampled["label"].astype(str).to_numpy(),
+            "hazard_label": hazard_labels(cgm).astype(str),
+        }
+    )
+    labels.to_parquet(out / "labels.parquet", index=False)
+    _fault_intervals(frame, faults, t0, magnitude=True).to_parquet(out / "faults.parquet", index=False)
+    hazard_intervals(readings, sample_time).to_parquet(out / "hazards.parquet", index=False)
+    write_cgm_tables(readings, _profile_events(frame, t0, exercise, meals), out)
+    names = [
+        READINGS_FILE,
+        "truth.parquet",
+        EVENTS_FILE,
+        "insulin.parquet",
+        "labels.parquet",
+        "faults.parquet",
+        "hazards.parquet",
+    ]
+    _write_manifest(out, names, params, sample_time, start)
+
+
+def _sample_rates(frame: pd.DataFrame, sample_time: int) -> dict[str, np.ndarray]:
+    """Mean rate over each sample ``[t, t + sample_time)`` in mU/min, patient-major like the samples."""
+    minutes = int(frame["minute"].max()) + 1
+    if minutes % sample_time:
+        raise WearbenchError(
+            f"write_simulation: {minutes} minutes is not a whole number of {sample_time}-min samples"
+        )
+    out = {}
+    for column in ("insulin", "insulin_delivered", "basal", "bolus"):
+        per_minute = frame[column].to_numpy(dtype=np.float64).reshape(-1, sample_time)
+        out[column] = per_minute.mean(axis=1) * 1000.0
+    return out
+
+
+def _profile_events(
+    frame: pd.DataFrame, t0: pd.Timestamp, exercise: pd.DataFrame | None, meals: pd.DataFrame | None
+) -> pd.DataFrame:
+    """Carbs (typed), boluses (rapid; long-acting injections as ``long``) and exercise sessions."""
+    subjects = np.asarray(_subjects(frame), dtype=object)
+    minutes = int(frame["minute"].max()) + 1
+    patient = np.repeat(np.arange(len(subjects)), minutes)
+    minute = frame["minute"].to_numpy()
+    parts = [_carb_events(frame, patient, minute, subjects, meals)]
+    for column, kind in (("bolus", "rapid"), ("long_acting", "long")):
+        if column not in frame:
+            continue
+        hit = frame[column].to_numpy(dtype=np.float64) > 0
+        dose = frame[column].to_numpy(dtype=np.float64)[hit]
+        parts.append(
+            pd.DataFrame(
+                {
+                    "subject_id": subjects[patient[hit]],
+                    "minute": minute[hit],
+                    "kind": "bolus",
+                    "value": dose,
+                    "unit": "U",
+                    "detail": kind,
+                    "dosage": dose,
+                    "insulin_type": kind,
+                }
+            )
+        )
+    if exercise is not None and len(exercise):
+        ex = exercise.reset_index(drop=True)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "subject_id": subjects[ex["patient"].to_numpy(dtype=np.int64)],
+                    "minute": ex["start"].to_numpy(),
+                    "kind": "exercise",
+                    "value": ex["duration"].to_numpy(dtype=np.float64),
+                    "unit": "min",
+                    "detail": ex["kind"].astype(str),
+                    "exercise_type": ex["kind"].astype(str),
+                    **{c: ex.get(c, np.nan) for c in ("magnitude", "magnitude_unit", "incline_pct")},
+                    "perturbation": ex["perturbation"].astype(str) if "perturbation" in ex else "",
+                }
+            )
+        )
+    events = pd.concat(parts, ignore_index=True)
+    events["time"] = t0 + pd.to_timedelta(events.pop("minute"), unit="min")
+    for c in PROFILE_EVENT_COLUMNS:
+        text = c in ("meal_type", "perturbation", "exercise_type", "magnitude_unit", "insulin_type")
+        if c not in events:
+            events[c] = "" if text else np.nan
+        events[c] = events[c].fillna("").astype(str) if text else events[c].astype("float64")
+    events = events[[*EVENT_COLUMNS, *PROFILE_EVENT_COLUMNS]]
+    return events.sort_values(["subject_id", "time", "kind"], kind="stable").reset_index(drop=True)
+
+
+def _carb_events(
+    frame: pd.DataFrame,
+    patient: np.ndarray,
+    minute: np.ndarray,
+    subjects: np.ndarray,
+    meals: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """Announced carbs, typed from the meal table at the same patient and minute, else by clock."""
+    carbs = frame["carbs"].to_numpy(dtype=np.float64)
+    hit = carbs > 0
+    p, m = patient[hit], minute[hit]
+    meal_type = meal_type_at(m).astype(object)
+    perturbation = np.full(len(m), "", dtype=object)
+    if meals is not None and len(meals):
+        eaten = meals[meals["carbs_g"] > 0]
+        table = {
+            (int(a), int(b)): (t, q)
+            for a, b, t, q in zip(
+                eaten["patient"], eaten["start"], eaten["meal_type"], eaten["perturbation"], strict=True
+            )
+        }
+        for k, key in enumerate(zip(p.tolist(), m.tolist(), strict=True)):
+            if key in table:
+                meal_type[k], perturbation[k] = table[key]
+    return pd.DataFrame(
+        {
+            "subject_id": subjects[p],
+            "minute": m,
+            "kind": "carbs",
+            "value": carbs[hit],
+            "unit": "g",
+            "detail": meal_type,
+            "meal_type": meal_type,
+            "perturbation": perturbation,
+        }
+    )

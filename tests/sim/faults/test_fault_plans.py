@@ -87,3 +87,36 @@ def test_plan_check_rejects_bad_events() -> None:
         FaultPlan((FaultEvent(0, 1430, 20, "zero_reading"),)).check(1, 1440)
     with pytest.raises(WearbenchError, match="patient index"):
         FaultPlan((FaultEvent(3, 0, 20, "zero_reading"),)).check(1, 1440)
+
+
+def test_magnitude_round_trips_through_csv(tmp_path: Path) -> None:
+    plan = FaultPlan(
+        (FaultEvent(0, 60, 5, "positive_spike", magnitude=60.0), FaultEvent(1, 0, 30, "zero_reading"))
+    )
+    table = plan.to_frame(PATIENTS)
+    assert list(table["magnitude"].fillna(-1.0)) == [60.0, -1.0]
+    assert "magnitude" not in FaultPlan((FaultEvent(1, 0, 30, "zero_reading"),)).to_frame(PATIENTS)
+    path = tmp_path / "plan.csv"
+    table.to_csv(path, index=False)
+    assert faults_from_csv(path, PATIENTS, 1440) == plan
+
+
+def test_magnitude_only_on_sized_faults(tmp_path: Path) -> None:
+    sized = {e.name for e in registry.entries("fault") if "size" in e.tags}
+    assert sized == {"positive_spike", "negative_spike", "positive_bias", "negative_bias", "min_reading",
+                     "max_reading", "false_meal", "false_bolus"}  # fmt: skip
+    with pytest.raises(WearbenchError, match="not accepted"):
+        FaultPlan((FaultEvent(0, 0, 20, "missing_signal", magnitude=1.0),)).check(1, 1440)
+    with pytest.raises(WearbenchError, match="not finite"):
+        FaultPlan((FaultEvent(0, 0, 20, "positive_bias", magnitude=float("inf")),)).check(1, 1440)
+    for text, message in (
+        (
+            "start,duration,label,magnitude\n1,10,missing_signal,3\n",
+            "line 2: column magnitude: missing_signal",
+        ),
+        ("start,duration,label,magnitude\n1,10,positive_bias,x\n", "line 2: column magnitude: 'x'"),
+    ):
+        path = tmp_path / "m.csv"
+        path.write_text(text)
+        with pytest.raises(WearbenchError, match=message):
+            faults_from_csv(path, PATIENTS, 1440)

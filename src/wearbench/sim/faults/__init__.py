@@ -12,7 +12,14 @@ from wearbench.sim.faults import _types  # noqa: F401  (registers the faults)
 from wearbench.sim.faults._apply import STREAMS, FaultInjector
 from wearbench.sim.faults._csv import faults_from_csv
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan, FaultWindow
-from wearbench.sim.faults._random import fault_names, random_fault_plan, random_faults
+from wearbench.sim.faults._random import (
+    FaultProfile,
+    FaultSize,
+    fault_names,
+    profile_faults,
+    random_fault_plan,
+    random_faults,
+)
 from wearbench.sim.faults._wrap import FaultyMeals, FaultyPump, FaultySensor, faulty_stages
 
 __all__ = [
@@ -20,6 +27,8 @@ __all__ = [
     "FaultEvent",
     "FaultInjector",
     "FaultPlan",
+    "FaultProfile",
+    "FaultSize",
     "FaultWindow",
     "FaultyMeals",
     "FaultyPump",
@@ -27,6 +36,7 @@ __all__ = [
     "fault_names",
     "faults_from_csv",
     "faulty_stages",
+    "profile_faults",
     "random_fault_plan",
     "random_faults",
 ]

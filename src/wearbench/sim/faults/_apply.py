@@ -76,6 +76,7 @@ class FaultInjector:
                 intensity=e.intensity,
                 low=float(low[p]),
                 high=float(high[p]),
+                magnitude=e.magnitude,
             )
             out[p] = self._fns[i](window)[-1]
         return out

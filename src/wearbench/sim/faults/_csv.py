@@ -1,11 +1,13 @@
 """Fault plans from CSV.
 
 Columns: ``patient`` (optional), ``start`` (minute), ``duration`` (min), ``label``, ``description``
-(optional) and ``intensity`` (optional, default 0.5).
+(optional), ``intensity`` (optional, default 0.5) and ``magnitude`` (optional: the size in the
+fault's unit, empty for the intensity-based size).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +30,18 @@ def _int(path: Path, line: int, column: str, raw: object, low: int) -> int:
     if not value == value or value != int(value) or value < low:
         raise WearbenchError(f"{path}: line {line}: column {column}: {raw!r} is not a whole number >= {low}")
     return int(value)
+
+
+def _magnitude(path: Path, line: int, raw: str) -> float | None:
+    if not raw or raw.lower() == "nan":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value):
+        raise WearbenchError(f"{path}: line {line}: column magnitude: {raw!r} is not a finite number")
+    return value
 
 
 def faults_from_csv(path: Path, patients: Sequence[str], minutes: int | None = None) -> FaultPlan:
@@ -57,7 +71,7 @@ def faults_from_csv(path: Path, patients: Sequence[str], minutes: int | None = N
         duration = _int(path, line, "duration", row["duration"], 1)
         label = str(row["label"]).strip()
         try:
-            registry.get("fault", label)
+            entry = registry.get("fault", label)
         except UnknownNameError as e:
             raise WearbenchError(f"{path}: line {line}: column label: {e}") from None
         raw = str(row.get("intensity", "")).strip()
@@ -71,6 +85,9 @@ def faults_from_csv(path: Path, patients: Sequence[str], minutes: int | None = N
             raise WearbenchError(
                 f"{path}: line {line}: column duration: interval ends after minute {minutes}"
             )
+        magnitude = _magnitude(path, line, str(row.get("magnitude", "")).strip())
+        if magnitude is not None and "size" not in entry.tags:
+            raise WearbenchError(f"{path}: line {line}: column magnitude: {label} takes no magnitude")
         who = str(row.get("patient", "")).strip()
         if not who:
             targets = list(range(len(patients)))
@@ -81,7 +98,7 @@ def faults_from_csv(path: Path, patients: Sequence[str], minutes: int | None = N
         else:
             raise WearbenchError(f"{path}: line {line}: column patient: {who!r} is not a simulated patient")
         description = str(row.get("description", ""))
-        events += [FaultEvent(p, start, duration, label, intensity, description) for p in targets]
+        events += [FaultEvent(p, start, duration, label, intensity, description, magnitude) for p in targets]
     plan = FaultPlan(tuple(events))
     try:
         plan.check(len(patients), minutes if minutes is not None else max((e.end for e in events), default=0))

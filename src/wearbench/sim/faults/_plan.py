@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench._registry import registry
 from wearbench.sim.patient._params import FloatArray
 
 __all__ = ["FaultEvent", "FaultPlan", "FaultWindow"]
@@ -26,6 +28,8 @@ class FaultWindow:
         intensity: Effect size in ``[0, 1]``.
         low: Lower limit of the stream (sensor minimum reading, mg/dL; pump minimum rate, U/min).
         high: Upper limit of the stream (sensor maximum reading; capped pump maximum rate).
+        magnitude: Effect size in the stream's unit (see :attr:`FaultEvent.magnitude`), or
+            ``None`` for the intensity-based size.
     """
 
     values: FloatArray
@@ -34,6 +38,7 @@ class FaultWindow:
     intensity: float
     low: float
     high: float
+    magnitude: float | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class FaultEvent:
         label: Registered fault name, e.g. ``"positive_bias"``.
         intensity: Effect size in ``[0, 1]`` (see ``docs/cgm-faults.md`` per fault).
         description: Free text kept in ``faults.parquet``.
+        magnitude: Effect size in the unit of the fault's ``size`` tag (mg/dL for a spike or bias
+            offset, the shown reading for ``min_reading``/``max_reading``, g for ``false_meal``,
+            U for ``false_bolus``), used instead of ``intensity``; ``None`` (default) keeps the
+            intensity-based size. Only faults tagged with a ``size`` accept one.
     """
 
     patient: int
@@ -55,6 +64,7 @@ class FaultEvent:
     label: str
     intensity: float = 0.5
     description: str = ""
+    magnitude: float | None = None
 
     @property
     def end(self) -> int:
@@ -72,14 +82,18 @@ class FaultPlan:
         """Validate against a run of ``n_patients`` x ``minutes``.
 
         Raises:
-            WearbenchError: Unknown label, bad patient, interval outside the run, bad intensity, or
+            WearbenchError: Unknown label, bad patient, interval outside the run, bad intensity, a
+                magnitude that is not finite or given to a fault without a ``size`` tag, or
                 overlapping intervals for one patient.
         """
-        from wearbench._registry import registry
-
         last_end: dict[int, FaultEvent] = {}
         for e in sorted(self.events, key=lambda e: (e.patient, e.start)):
-            registry.get("fault", e.label)
+            entry = registry.get("fault", e.label)
+            if e.magnitude is not None and ("size" not in entry.tags or not math.isfinite(e.magnitude)):
+                raise WearbenchError(
+                    f"fault {e.label} at minute {e.start}: magnitude {e.magnitude!r} "
+                    + ("is not finite" if "size" in entry.tags else "is not accepted (no size parameter)")
+                )
             if not 0 <= e.patient < n_patients:
                 raise WearbenchError(f"fault {e.label}: patient index {e.patient} not in 0..{n_patients - 1}")
             if e.duration < 1 or e.start < 0 or e.end > minutes:
@@ -103,10 +117,11 @@ class FaultPlan:
     def to_frame(self, patients: Sequence[str]) -> pd.DataFrame:
         """Intervals as a table, in the CSV format read by :func:`faults_from_csv`.
 
-        Columns: ``patient`` (name), ``start``, ``duration``, ``label``, ``intensity``, ``description``.
+        Columns: ``patient`` (name), ``start``, ``duration``, ``label``, ``intensity``,
+        ``description``, and ``magnitude`` (NaN: intensity-based) when any event has one.
         """
         events = sorted(self.events, key=lambda e: (e.patient, e.start))
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "patient": [patients[e.patient] for e in events],
                 "start": pd.array([e.start for e in events], dtype="int64"),
@@ -116,3 +131,8 @@ class FaultPlan:
                 "description": [e.description for e in events],
             }
         )
+        if any(e.magnitude is not None for e in events):
+            table["magnitude"] = pd.array(
+                [np.nan if e.magnitude is None else e.magnitude for e in events], dtype="float64"
+            )
+        return table

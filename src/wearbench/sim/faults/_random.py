@@ -1,8 +1,14 @@
-"""Random fault plans: every chosen type at least once, non-overlapping intervals per patient."""
+"""Random fault plans: every chosen type at least once, non-overlapping intervals per patient.
+
+:func:`random_faults` draws intensity-sized faults (``--faults random`` of the default profile);
+:func:`profile_faults` draws every label of a :class:`FaultProfile` for every patient, at the
+profile's sizes and durations on a sample grid (the ``healthloopqa`` profile).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -10,7 +16,7 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan
 
-__all__ = ["fault_names", "random_fault_plan", "random_faults"]
+__all__ = ["FaultProfile", "FaultSize", "fault_names", "profile_faults", "random_fault_plan", "random_faults"]
 
 
 def fault_names() -> list[str]:
@@ -124,3 +130,161 @@ def random_fault_plan(
     rng = np.random.default_rng([seed, 6])
     return random_faults(types, n_patients, days * 1440, rng, min_duration=min(30, longest),
                          max_duration=longest, min_gap=min(60, slot // 4))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FaultSize:
+    """How often, how long and how large one fault label is in a profile's random plan.
+
+    Attributes:
+        label: Registered fault name.
+        per_30_days: Intervals per patient in 30 days (scaled to the run's length, at least 1).
+        min_duration: Shortest interval (min; a multiple of the plan's grid).
+        max_duration: Longest interval (min; a multiple of the plan's grid).
+        magnitude: Size in the fault's unit (:attr:`FaultEvent.magnitude`), or ``None``.
+        intensity: Intensity (0-1) for faults sized by intensity.
+        hours: Clock window ``(from, to)`` in hours for the interval start, or ``None`` (any time).
+    """
+
+    label: str
+    per_30_days: int
+    min_duration: int
+    max_duration: int
+    magnitude: float | None = None
+    intensity: float = 0.5
+    hours: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class FaultProfile:
+    """A random fault plan's sizes: every label of ``sizes`` for every patient, on a sample grid.
+
+    Attributes:
+        sizes: One entry per (label, clock window); a label may appear more than once.
+        grid: Starts and durations are multiples of this (min), so a ``grid``-long interval
+            covers exactly one sensor sample.
+        min_gap: Fault-free minutes between two intervals of one patient.
+    """
+
+    sizes: tuple[FaultSize, ...]
+    grid: int = 5
+    min_gap: int = 30
+
+    def check(self) -> None:
+        """Raise :class:`WearbenchError` for unknown labels or durations off the grid."""
+        for s in self.sizes:
+            registry.get("fault", s.label)
+            if (
+                not (self.grid <= s.min_duration <= s.max_duration)
+                or s.min_duration % self.grid
+                or (s.max_duration % self.grid)
+            ):
+                raise WearbenchError(
+                    f"fault profile {s.label}: durations {s.min_duration}-{s.max_duration} min must be "
+                    f"multiples of {self.grid} min, shortest first"
+                )
+            if s.per_30_days < 1 or not 0.0 <= s.intensity <= 1.0:
+                raise WearbenchError(f"fault profile {s.label}: per_30_days >= 1 and intensity in [0, 1]")
+
+
+def _free_starts(busy: np.ndarray, duration: int, gap: int, grid: int) -> np.ndarray:
+    """Grid minutes where ``[s, s + duration)`` and ``gap`` minutes either side are free."""
+    minutes = len(busy)
+    padded = np.concatenate([[0], np.cumsum(busy, dtype=np.int64)])
+    starts = np.arange(0, minutes - duration + 1, grid)
+    lo = np.maximum(starts - gap, 0)
+    hi = np.minimum(starts + duration + gap, minutes)
+    free: np.ndarray = starts[padded[hi] - padded[lo] == 0]
+    return free
+
+
+def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.random.Generator) -> FaultPlan:
+    """A random fault plan at a profile's sizes: every label of the profile for every patient.
+
+    Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry, with a
+    length drawn uniformly on the grid between ``min_duration`` and ``max_duration`` (all at
+    ``min_duration`` when the drawn lengths would fill over a third of the run). They are placed
+    longest first, each at a start drawn uniformly among the grid minutes where it fits
+    ``min_gap`` minutes clear of the others, inside the entry's clock window when it has one
+    (anywhere when the window is full). When that leaves no room for one (short runs), the
+    patient's intervals are packed instead: shuffled, in order, at random gaps of at least
+    ``min_gap`` (clock windows ignored).
+
+    Args:
+        profile: The sizes.
+        n_patients: Patients in the run.
+        days: Days in the run.
+        rng: Random generator (the only source of randomness).
+
+    Returns:
+        The plan; events sorted by patient and start.
+
+    Raises:
+        WearbenchError: Bad sizes, or intervals that do not fit in ``days`` days.
+    """
+    profile.check()
+    if n_patients < 1 or days < 1:
+        raise WearbenchError(f"profile_faults needs a patient and a day, got {n_patients} and {days}")
+    minutes, g = days * 1440, profile.grid
+    events: list[FaultEvent] = []
+    for p in range(n_patients):
+        todo: list[tuple[int, FaultSize]] = []
+        for s in profile.sizes:
+            count = max(1, round(s.per_30_days * days / 30))
+            lengths = g * rng.integers(s.min_duration // g, s.max_duration // g + 1, size=count)
+            todo += [(int(d), s) for d in lengths]
+        if sum(d for d, _ in todo) > minutes / 3:
+            todo = [(s.min_duration, s) for _, s in todo]
+        todo.sort(key=lambda item: (-item[0], item[1].label))
+        placed = _scatter(todo, minutes, profile, rng)
+        if placed is None:
+            placed = _pack(todo, minutes, profile, rng)
+        if placed is None:
+            total = sum(d for d, _ in todo)
+            raise WearbenchError(
+                f"fault profile: {len(todo)} faults ({total} min, {profile.min_gap} min apart) do not fit "
+                f"in {days} day(s)"
+            )
+        for start, duration, s in placed:
+            summary = _summary(s.label)
+            events.append(FaultEvent(p, start, duration, s.label, s.intensity, summary, s.magnitude))
+    return FaultPlan(tuple(sorted(events, key=lambda e: (e.patient, e.start))))
+
+
+def _scatter(
+    todo: list[tuple[int, FaultSize]], minutes: int, profile: FaultProfile, rng: np.random.Generator
+) -> list[tuple[int, int, FaultSize]] | None:
+    """Each interval at a uniform free start (in its window when possible); ``None`` when one has no room."""
+    busy = np.zeros(minutes, dtype=np.int8)
+    out = []
+    for duration, s in todo:
+        starts = _free_starts(busy, duration, profile.min_gap, profile.grid)
+        if s.hours is not None:
+            clock = starts % 1440
+            inside = starts[(clock >= s.hours[0] * 60) & (clock < s.hours[1] * 60)]
+            starts = inside if len(inside) else starts
+        if not len(starts):
+            return None
+        start = int(starts[rng.integers(len(starts))])
+        busy[start : start + duration] = 1
+        out.append((start, duration, s))
+    return out
+
+
+def _pack(
+    todo: list[tuple[int, FaultSize]], minutes: int, profile: FaultProfile, rng: np.random.Generator
+) -> list[tuple[int, int, FaultSize]] | None:
+    """Intervals in random order at random gaps of at least ``min_gap``; ``None`` when they do not fit."""
+    g = profile.grid
+    order = [todo[i] for i in rng.permutation(len(todo))]
+    gap = -(-profile.min_gap // g) * g
+    free = (minutes - sum(d for d, _ in order) - gap * len(order)) // g
+    if free < 0:
+        return None
+    offsets = np.sort(rng.integers(0, free + 1, size=len(order))) * g
+    out, used = [], 0
+    for k, (duration, s) in enumerate(order):
+        start = int(offsets[k]) + gap * (k + 1) + used
+        out.append((start, duration, s))
+        used += duration
+    return out

@@ -6,7 +6,9 @@ value. Tags: ``target`` is where the fault acts — ``cgm`` (what the sensor sho
 sees; physiology unchanged), ``meal`` (carbs announced to the controller; the patient eats the
 real meal), ``delivery`` (insulin after the controller, shown on the pump) or ``pump_display``
 (insulin after the controller while the pump shows the requested dose); ``stream`` says which
-insulin (``basal``, ``bolus`` or ``total``); ``category`` is ``malfunction`` or ``attack``.
+insulin (``basal``, ``bolus`` or ``total``); ``category`` is ``malfunction`` or ``attack``;
+``size`` (only on faults that accept :attr:`FaultEvent.magnitude`) is the magnitude's unit and
+meaning. A ``None`` magnitude keeps the intensity-based size.
 """
 
 from __future__ import annotations
@@ -39,19 +41,29 @@ def missing_signal(w: FaultWindow) -> FloatArray:
     return np.full_like(w.values, np.nan)
 
 
-@fault(target="cgm", category="malfunction")
+def _spike(w: FaultWindow) -> FloatArray:
+    if w.magnitude is not None:
+        return np.full(len(w.values), w.magnitude)
+    return SPIKE_MG_DL * w.intensity * _triangle(w)
+
+
+@fault(target="cgm", category="malfunction", size="mg/dL added over the whole interval")
 def positive_spike(w: FaultWindow) -> FloatArray:
     """Motion-induced spike: a triangle up to ``200 * intensity`` mg/dL mid-interval.
 
-    Clipped to the sensor range.
+    With a magnitude, ``+ magnitude`` mg/dL over the whole interval (one sample long: a
+    single-sample spike). Clipped to the sensor range.
     """
-    return np.clip(w.values + SPIKE_MG_DL * w.intensity * _triangle(w), w.low, w.high)
+    return np.clip(w.values + _spike(w), w.low, w.high)
 
 
-@fault(target="cgm", category="malfunction")
+@fault(target="cgm", category="malfunction", size="mg/dL subtracted over the whole interval")
 def negative_spike(w: FaultWindow) -> FloatArray:
-    """Pressure-induced attenuation: a triangle down by up to ``200 * intensity`` mg/dL, clipped."""
-    return np.clip(w.values - SPIKE_MG_DL * w.intensity * _triangle(w), w.low, w.high)
+    """Pressure-induced attenuation: a triangle down by up to ``200 * intensity`` mg/dL, clipped.
+
+    With a magnitude, ``- magnitude`` mg/dL over the whole interval, clipped.
+    """
+    return np.clip(w.values - _spike(w), w.low, w.high)
 
 
 @fault(target="cgm", category="malfunction")
@@ -60,28 +72,44 @@ def repeated_reading(w: FaultWindow) -> FloatArray:
     return np.full_like(w.values, w.values[0])
 
 
-@fault(target="cgm", category="malfunction")
+def _bias(w: FaultWindow) -> float:
+    return BIAS_MG_DL * w.intensity if w.magnitude is None else w.magnitude
+
+
+@fault(target="cgm", category="malfunction", size="mg/dL added")
 def positive_bias(w: FaultWindow) -> FloatArray:
-    """Miscalibration / bias injection: readings ``+ 64 * intensity`` mg/dL (not clipped)."""
-    return w.values + BIAS_MG_DL * w.intensity
+    """Miscalibration / bias injection: readings ``+ 64 * intensity`` mg/dL (not clipped).
+
+    With a magnitude, ``+ magnitude`` mg/dL.
+    """
+    return w.values + _bias(w)
 
 
-@fault(target="cgm", category="malfunction")
+@fault(target="cgm", category="malfunction", size="mg/dL subtracted")
 def negative_bias(w: FaultWindow) -> FloatArray:
-    """Miscalibration / lowered local glucose / bias injection: ``- 64 * intensity`` mg/dL, floor 0."""
-    return np.maximum(w.values - BIAS_MG_DL * w.intensity, 0.0)
+    """Miscalibration / lowered local glucose / bias injection: ``- 64 * intensity`` mg/dL, floor 0.
+
+    With a magnitude, ``- magnitude`` mg/dL.
+    """
+    return np.maximum(w.values - _bias(w), 0.0)
 
 
-@fault(target="cgm", category="malfunction")
+@fault(target="cgm", category="malfunction", size="mg/dL shown")
 def min_reading(w: FaultWindow) -> FloatArray:
-    """Sensor stuck at its minimum reading (Dexcom: 39 mg/dL)."""
-    return np.full_like(w.values, w.low)
+    """Sensor stuck at its minimum reading (Dexcom: 39 mg/dL).
+
+    With a magnitude, stuck at ``magnitude`` mg/dL.
+    """
+    return np.full_like(w.values, w.low if w.magnitude is None else w.magnitude)
 
 
-@fault(target="cgm", category="malfunction")
+@fault(target="cgm", category="malfunction", size="mg/dL shown")
 def max_reading(w: FaultWindow) -> FloatArray:
-    """Sensor stuck at its maximum reading (Dexcom: 600 mg/dL)."""
-    return np.full_like(w.values, w.high)
+    """Sensor stuck at its maximum reading (Dexcom: 600 mg/dL).
+
+    With a magnitude, stuck at ``magnitude`` mg/dL.
+    """
+    return np.full_like(w.values, w.high if w.magnitude is None else w.magnitude)
 
 
 @fault(target="cgm", category="malfunction")
@@ -103,26 +131,29 @@ def repeated_episode(w: FaultWindow) -> FloatArray:
     return source[np.arange(len(w.values)) % lag].astype(np.float64)
 
 
-@fault(target="meal", category="attack")
+@fault(target="meal", category="attack", size="g announced")
 def false_meal(w: FaultWindow) -> FloatArray:
     """Process-aware attack: ``60 * intensity`` g of carbs announced at the start, not eaten.
 
-    The controller boluses for them; the patient absorbs nothing.
+    With a magnitude, ``magnitude`` g. The controller boluses for them; the patient absorbs nothing.
     """
     out = w.values.copy()
-    out[0] += FALSE_MEAL_G * w.intensity
+    out[0] += FALSE_MEAL_G * w.intensity if w.magnitude is None else w.magnitude
     return out
 
 
-@fault(target="delivery", stream="bolus", category="attack")
+@fault(target="delivery", stream="bolus", category="attack", size="U delivered")
 def false_bolus(w: FaultWindow) -> FloatArray:
     """Replay attack: the last bolus, times ``intensity``, delivered again at the interval start.
 
-    With no earlier bolus, ``intensity`` U.
+    With no earlier bolus, ``intensity`` U; with a magnitude, ``magnitude`` U.
     """
     out = w.values.copy()
     given = w.history[w.history > 0]
-    out[0] += w.intensity * (float(given[-1]) if len(given) else FALSE_BOLUS_U)
+    if w.magnitude is not None:
+        out[0] += w.magnitude
+    else:
+        out[0] += w.intensity * (float(given[-1]) if len(given) else FALSE_BOLUS_U)
     return out
 
 

@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from wearbench.sim.scenario._daily import (
+    DAILY_SESSION_COLUMNS,
+    MEAL_COLUMNS,
+    MEAL_TYPES,
+    PERTURBATIONS,
+    DailyDraw,
+    DailyScenario,
+    ExerciseSlot,
+    MealSlot,
+    Perturbation,
+    meal_type_at,
+)
 from wearbench.sim.scenario._exercise import EXERCISE_KINDS, exercise_array, exercise_sessions
 from wearbench.sim.scenario._magnitude import DEFAULT_VO2MAX, REST_VO2, cycling_intensity, running_intensity
 from wearbench.sim.scenario._meals import (
@@ -14,16 +26,26 @@ from wearbench.sim.scenario._meals import (
 )
 
 __all__ = [
+    "DAILY_SESSION_COLUMNS",
     "DEFAULT_MEALS",
     "DEFAULT_VO2MAX",
     "EXERCISE_KINDS",
     "MEAL_CARBS_G",
+    "MEAL_COLUMNS",
+    "MEAL_TYPES",
+    "PERTURBATIONS",
     "REST_VO2",
+    "DailyDraw",
+    "DailyScenario",
+    "ExerciseSlot",
+    "MealSlot",
+    "Perturbation",
     "check_carbs",
     "cycling_intensity",
     "exercise_array",
     "exercise_sessions",
     "fixed_meals",
+    "meal_type_at",
     "meals_from_csv",
     "random_meals",
     "running_intensity",
