@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from wearbench.sim.controller import Controller, ControllerAction
-from wearbench.sim.patient import PatientState, linear_system, step_minute
+from wearbench.sim.patient import PatientState, step_minute, step_system
 from wearbench.sim.patient._model import exercise_step
 from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
@@ -150,6 +150,7 @@ def run_loop(
     stages: tuple[CGMStage, MealStage, PumpStage],
     substeps: int,
     exercise: FloatArray | None = None,
+    engine: str = "numpy",
 ) -> dict[str, FloatArray]:
     """Run the closed loop minute by minute, all patients at once.
 
@@ -161,6 +162,8 @@ def run_loop(
         stages: Sensor, meal-announcement and pump stages.
         substeps: RK4 steps per minute.
         exercise: Exercise intensity (0-1), shape ``(P, minutes)``, or ``None``.
+        engine: The patient step's engine, ``"numpy"``, ``"numba"`` or ``"auto"``
+            (:func:`~wearbench.sim.patient.step_system`).
 
     Returns:
         Each stream of :data:`RECORDED`, shape ``(minutes, P)``.
@@ -168,7 +171,7 @@ def run_loop(
     sensor, meals, pump = stages
     n, minutes = eaten.shape
     rec = {k: np.empty((minutes, n)) for k in RECORDED}
-    system = linear_system(params)
+    system = step_system(params, engine)
     z = np.zeros(n)  # exercise sensitivity state
     for t in range(minutes):
         gsub = state.gsub(params)
