@@ -119,9 +119,10 @@ def simulate(
         columns = ["true_bg", "gsub", "cgm", "cgm_clean", "carbs", "carbs_eaten", "insulin",
                    "insulin_requested", "insulin_delivered"]  # fmt: skip
     rec["carbs_eaten"] = carbs_all.T
+    names, codes = np.unique(np.asarray(patients), return_inverse=True)  # sorted, as pd.Categorical
     frame = pd.DataFrame(
         {
-            "patient": pd.Categorical(np.repeat(np.asarray(patients), minutes)),
+            "patient": pd.Categorical.from_codes(np.repeat(codes, minutes), categories=pd.Index(names)),
             "minute": np.tile(np.arange(minutes), n),
             **{k: rec[k].T.ravel() for k in (*columns, "basal", "bolus")},
         }
