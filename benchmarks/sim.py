@@ -31,8 +31,6 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-Frame = pd.DataFrame
-
 FIRST_CALL = (
     "import time; t = time.process_time(); from wearbench.sim import simulate; "
     "simulate(['adult#001'], 1, seed=0, engine='numba'); "
