@@ -1,7 +1,8 @@
 """Golden simulator traces: one patient-day with nine fault kinds, and one clean PID day with exercise.
 
 The files under ``tests/sim/golden/`` were written by this module before the simulator's two loops
-became one; every float must match bit for bit. Regenerate only on purpose, and review the diff:
+became one; every float of the numpy engine must match bit for bit, and the compiled (numba)
+engine must match to 1e-9 mg/dL. Regenerate only on purpose, and review the diff:
 ``WEARBENCH_UPDATE_GOLDEN=1 python -m pytest -p no:xdist tests/sim/test_golden.py``.
 """
 
@@ -45,21 +46,23 @@ KINDS = [
 ]
 
 
-def faulty_day() -> pd.DataFrame:
+def faulty_day(engine: str = "numpy") -> pd.DataFrame:
     """adult#001, one day, basal-bolus, Dexcom, Insulet, random meals, the nine faults of KINDS."""
     plan = random_faults(
         KINDS, 1, 1440, np.random.default_rng(12), min_duration=30, max_duration=60, min_gap=20
     )
-    return simulate(["adult#001"], 1, seed=12, faults=plan)
+    return simulate(["adult#001"], 1, seed=12, faults=plan, engine=engine)
 
 
-def clean_pid_day() -> pd.DataFrame:
+def clean_pid_day(engine: str = "numpy") -> pd.DataFrame:
     """adolescent#003, one day, PID controller, GuardianRT, one 45-min run at 0.6 from minute 600."""
     s = pd.DataFrame(
         {"patient": [0], "start": [600], "duration": [45], "kind": ["running"], "intensity": [0.6]}
     )
     exercise = (exercise_array(s, 1, 1440), s)
-    return simulate(["adolescent#003"], 1, controller="pid", sensor="GuardianRT", seed=5, exercise=exercise)
+    return simulate(
+        ["adolescent#003"], 1, controller="pid", sensor="GuardianRT", seed=5, exercise=exercise, engine=engine
+    )
 
 
 def _same_bits(got: pd.DataFrame, want: pd.DataFrame) -> None:
@@ -81,6 +84,22 @@ def test_simulate_matches_golden_trace(name: str) -> None:
     if os.environ.get("WEARBENCH_UPDATE_GOLDEN") == "1":
         got.to_parquet(path, index=False)
     _same_bits(got, pd.read_parquet(path))
+
+
+@pytest.mark.parametrize("name", ["faulty_day", "clean_pid_day"])
+def test_compiled_engine_matches_golden_trace(name: str) -> None:
+    """The numba engine (faults through run_loop, the clean PID day through the compiled loop)."""
+    pytest.importorskip("numba")
+    got = {"faulty_day": faulty_day, "clean_pid_day": clean_pid_day}[name]("numba")
+    want = pd.read_parquet(GOLDEN / f"{name}.parquet")
+    assert list(got.columns) == list(want.columns)
+    for c in got.columns:
+        a, b = got[c].to_numpy(), want[c].to_numpy()
+        if a.dtype == np.float64:
+            assert np.array_equal(np.isnan(a), np.isnan(b)), c
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-9, equal_nan=True, err_msg=c)
+        else:
+            assert [str(x) for x in a] == [str(x) for x in b], c
 
 
 def test_golden_faulty_day_has_every_fault() -> None:

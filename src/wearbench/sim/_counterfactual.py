@@ -171,6 +171,7 @@ def _run_batch(
     rec = run_loop(
         select_params(run.params, idx), select_state(cp.patient, idx), inputs.eaten, controller,
         (sensor, meals, pump), run.substeps, exercise, start=cp.minute, stop=stop, z=cp.z[idx],
+        engine=run.engine,
     )  # fmt: skip
     out = {}
     for k, r in enumerate(members):

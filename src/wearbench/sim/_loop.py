@@ -18,7 +18,7 @@ import numpy as np
 from wearbench._errors import WearbenchError
 from wearbench.sim._state import select_state, snapshot
 from wearbench.sim.controller import Controller, ControllerAction
-from wearbench.sim.patient import PatientState, linear_system, step_minute
+from wearbench.sim.patient import PatientState, step_minute, step_system
 from wearbench.sim.patient._model import exercise_step
 from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
@@ -194,6 +194,7 @@ def run_loop(
     stop: int | None = None,
     z: FloatArray | None = None,
     checkpoints: Iterable[int] = (),
+    engine: str = "numpy",
 ) -> LoopRecord:
     """Run the closed loop minute by minute, all patients at once.
 
@@ -213,6 +214,8 @@ def run_loop(
         stop: Minute to stop before (default: ``minutes``).
         z: Exercise sensitivity state at ``start``, shape ``(P,)`` (default zeros).
         checkpoints: Minutes in ``[start, stop]`` at whose start to keep a snapshot of the state.
+        engine: The patient step's engine, ``"numpy"``, ``"numba"`` or ``"auto"``
+            (:func:`~wearbench.sim.patient.step_system`).
 
     Returns:
         Each stream of :data:`RECORDED` for minutes ``start .. stop - 1``, shape
@@ -229,7 +232,7 @@ def run_loop(
         raise WearbenchError(f"run_loop: need 0 <= start {start} <= checkpoints <= stop {stop} <= {minutes}")
     rec = LoopRecord({k: np.empty((stop - start, n)) for k in RECORDED})
     rec.checkpoints = {}
-    system = linear_system(params)
+    system = step_system(params, engine)
     z = np.zeros(n) if z is None else z  # exercise sensitivity state
     for t in range(start, stop):
         if t in marks:

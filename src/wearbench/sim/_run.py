@@ -46,6 +46,8 @@ class SimulationRun:
         checkpoints: The loop's state at the start of chosen minutes (always minute 0).
         loop: ``"default"`` or ``"simglucose"`` (``docs/cgm-simglucose.md``).
         env_step: The simglucose env's step (the sensor sample time, min; 1 without a sensor).
+        engine: The patient step's engine, ``"numpy"`` or ``"numba"``; re-runs use the same one so
+            that they reproduce ``streams`` bit for bit.
     """
 
     patients: tuple[str, ...]
@@ -65,6 +67,7 @@ class SimulationRun:
     checkpoints: Mapping[int, LoopState]
     loop: str = "default"
     env_step: int = 1
+    engine: str = "numpy"
 
     @property
     def minutes(self) -> int:
@@ -87,7 +90,16 @@ class SimulationRun:
         return int(patient)
 
     def checkpoint_before(self, minute: int) -> LoopState:
-        """The latest checkpoint at or before ``minute``."""
+        """The latest checkpoint at or before ``minute``.
+
+        Raises:
+            WearbenchError: The run kept no checkpoint at or before ``minute``.
+        """
+        if not any(m <= minute for m in self.checkpoints):
+            raise WearbenchError(
+                f"this run kept no checkpoint at or before minute {minute}: run it with "
+                "run_simulation(..., checkpoint_every=N) to re-run it from a minute"
+            )
         return self.checkpoints[max(m for m in self.checkpoints if m <= minute)]
 
     def frame(self) -> pd.DataFrame:
@@ -99,9 +111,10 @@ class SimulationRun:
             columns = ["true_bg", "gsub", "cgm", "cgm_clean", "carbs", "carbs_eaten", "insulin",
                        "insulin_requested", "insulin_delivered"]  # fmt: skip
         rec["carbs_eaten"] = self.eaten.T
+        names, codes = np.unique(np.asarray(self.patients), return_inverse=True)  # as pd.Categorical
         frame = pd.DataFrame(
             {
-                "patient": pd.Categorical(np.repeat(np.asarray(self.patients), minutes)),
+                "patient": pd.Categorical.from_codes(np.repeat(codes, minutes), categories=pd.Index(names)),
                 "minute": np.tile(np.arange(minutes), n),
                 **{k: rec[k].T.ravel() for k in (*columns, "basal", "bolus")},
             }

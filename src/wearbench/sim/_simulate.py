@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
@@ -9,12 +10,23 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
-from wearbench.sim._loop import CGMStage, MealStage, PlainMeals, PlainPump, PlainSensor, PumpStage, run_loop
+from wearbench.sim._fast import fast_loop_supports, run_fast
+from wearbench.sim._loop import (
+    CGMStage,
+    LoopState,
+    MealStage,
+    PlainMeals,
+    PlainPump,
+    PlainSensor,
+    PumpStage,
+    run_loop,
+)
 from wearbench.sim._run import SimulationRun
 from wearbench.sim._simglucose_mode import env_controller
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, faulty_stages
 from wearbench.sim.patient import initial_state, load_params
+from wearbench.sim.patient._compiled import resolve_engine
 from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import check_carbs, fixed_meals, random_meals
@@ -38,6 +50,7 @@ def simulate(
     faults: FaultPlan | None = None,
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
     loop: Literal["default", "simglucose"] = "default",
+    engine: str = "auto",
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -67,6 +80,9 @@ def simulate(
             controller acts every sensor sample with the env's step means, its bolus spread over
             the sample period; :func:`~wearbench.sim.env_controller`); see
             ``docs/cgm-simglucose.md``.
+        engine: ``"numpy"`` (array code), ``"numba"`` (compiled; the ``[cgm]`` extra installs
+            numba) or ``"auto"``: ``$WEARBENCH_SIM_ENGINE`` when set, else numba when installed.
+            Both give the same numbers to 1e-9 mg/dL; see ``docs/cgm-simulator-speed.md``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -86,7 +102,8 @@ def simulate(
     """
     return run_simulation(
         patients, days, controller=controller, sensor=sensor, pump=pump, meals=meals, seed=seed,
-        substeps=substeps, faults=faults, exercise=exercise, loop=loop, checkpoint_every=None,
+        substeps=substeps, faults=faults, exercise=exercise, loop=loop, engine=engine,
+        checkpoint_every=None,
     ).frame()  # fmt: skip
 
 
@@ -103,6 +120,7 @@ def run_simulation(
     faults: FaultPlan | None = None,
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
     loop: Literal["default", "simglucose"] = "default",
+    engine: str = "auto",
     checkpoint_every: int | None = 60,
 ) -> SimulationRun:
     """Simulate like :func:`simulate`, keeping what a re-run from any minute needs.
@@ -119,9 +137,12 @@ def run_simulation(
         faults: As :func:`simulate`.
         exercise: As :func:`simulate`.
         loop: As :func:`simulate`.
+        engine: As :func:`simulate`.
         checkpoint_every: Keep the loop's state every this many minutes (always at minute 0), or
-            ``None`` for minute 0 only. A counterfactual re-runs from the latest checkpoint at or
-            before its injection minute. Checkpoints share arrays with the run and cost little.
+            ``None`` for none: the run then cannot be re-run from a minute, and a fault-free
+            basal-bolus or PID run may take the compiled whole-run loop. A counterfactual re-runs
+            from the latest checkpoint at or before its injection minute. Checkpoints share
+            arrays with the run and cost little.
 
     Returns:
         The run (:class:`~wearbench.sim._run.SimulationRun`); ``run.frame()`` is what
@@ -129,6 +150,7 @@ def run_simulation(
     """
     if days < 1 or not patients:
         raise WearbenchError("simulate needs at least one patient and one day")
+    engine = resolve_engine(engine)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     params = load_params(patients)
     n, minutes = params.n_patients, days * MINUTES_PER_DAY
@@ -166,13 +188,24 @@ def run_simulation(
         )
     if checkpoint_every is not None and checkpoint_every < 1:
         raise WearbenchError(f"checkpoint_every must be at least 1 minute, got {checkpoint_every}")
-    marks = range(0, minutes, checkpoint_every or minutes)
-    rec = run_loop(params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks)
+    marks = range(0, minutes, checkpoint_every) if checkpoint_every is not None else ()
+    engine = resolve_engine(engine)
+    compiled = checkpoint_every is None and faults is None and loop == "default"
+    if compiled and fast_loop_supports(ctrl, engine):  # its streams equal run_loop's bit for bit
+        rec: dict[str, FloatArray] = run_fast(
+            params, carbs_all, ctrl, cgm_sensor, noise, the_pump, substeps, ex
+        )
+        checkpoints: Mapping[int, LoopState] = {}
+    else:
+        looped = run_loop(
+            params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks, engine=engine
+        )
+        rec, checkpoints = dict(looped), looped.checkpoints
     return SimulationRun(
         patients=tuple(patients), params=params, days=days,
         seed=None if isinstance(seed, np.random.Generator) else int(seed),
         controller=controller if isinstance(controller, str) else type(controller).__name__,
         eaten=carbs_all, exercise=ex, sessions=None if exercise is None else exercise[1],
         sensor=cgm_sensor, noise=noise, pump=the_pump, faults=faults, substeps=substeps,
-        streams=dict(rec), checkpoints=rec.checkpoints, loop=loop, env_step=env_step,
+        streams=rec, checkpoints=checkpoints, loop=loop, env_step=env_step, engine=engine,
     )  # fmt: skip

@@ -11,7 +11,7 @@ from wearbench.sim.patient._model import (
     rhs_terms,
 )
 from wearbench.sim.patient._params import N_STATES, PatientParams, load_params, patient_names
-from wearbench.sim.patient._step import EAT_RATE, PatientState, initial_state, step_minute
+from wearbench.sim.patient._step import EAT_RATE, PatientState, initial_state, step_minute, step_system
 
 __all__ = [
     "EAT_RATE",
@@ -28,4 +28,5 @@ __all__ = [
     "rhs",
     "rhs_terms",
     "step_minute",
+    "step_system",
 ]
