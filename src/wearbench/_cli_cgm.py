@@ -222,6 +222,7 @@ def cgm_simulate(
         exercise_sessions,
         meals_from_csv,
         parse_patients,
+        resolve_engine,
         simulate,
         write_simulation,
     )
@@ -248,7 +249,8 @@ def cgm_simulate(
     frame = simulate(names, days, **how)
     sample_time = Sensor.named(chosen).sample_time if chosen else 1
     params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
-              "meals": meals, "faults": faults, "exercise": exercise, "seed": seed}  # fmt: skip
+              "meals": meals, "faults": faults, "exercise": exercise, "seed": seed,
+              "engine": resolve_engine()}  # fmt: skip
     if loop != "default":
         params["loop"] = loop
     write_simulation(frame, out, sample_time=sample_time, params=params, faults=fault_plan, exercise=sessions)
@@ -266,7 +268,14 @@ def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, An
 
     ``how`` holds the other options as given (``None`` where not given).
     """
-    from wearbench.sim import get_profile, meals_from_csv, parse_patients, simulate_profile, write_simulation
+    from wearbench.sim import (
+        get_profile,
+        meals_from_csv,
+        parse_patients,
+        resolve_engine,
+        simulate_profile,
+        write_simulation,
+    )
     from wearbench.sim.faults import faults_from_csv
 
     profile = get_profile(profile_name)
@@ -291,7 +300,8 @@ def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, An
     params = {**how, "profile": profile.name, "patients": names, "days": days,
               "controller": how["controller"] or profile.controller, "exercise": how["exercise"] or "random",
               "cohort": list(profile.cohort), "cohort_seed": profile.cohort_seed,
-              "grid_min": run.sample_time, "glucose_unit": "mg/dL", "insulin_unit": "mU/min"}  # fmt: skip
+              "grid_min": run.sample_time, "glucose_unit": "mg/dL", "insulin_unit": "mU/min",
+              "engine": resolve_engine()}  # fmt: skip
     write_simulation(run.frame, out, sample_time=run.sample_time, params=params, faults=run.faults,
                      exercise=run.sessions, meals=run.meals, layout=profile.layout)  # fmt: skip
     per_day = 1440 // run.sample_time

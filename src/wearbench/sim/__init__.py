@@ -66,6 +66,7 @@ from wearbench.sim.patient import (
     initial_state,
     load_params,
     patient_names,
+    resolve_engine,
     rhs,
     step_minute,
 )
@@ -124,6 +125,7 @@ __all__ = [
     "random_fault_plan",
     "random_faults",
     "random_meals",
+    "resolve_engine",
     "rhs",
     "run_simulation",
     "select_patients",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wearbench.sim.patient._compiled import resolve_engine
 from wearbench.sim.patient._model import (
     LinearSystem,
     MinuteTerms,
@@ -25,6 +26,7 @@ __all__ = [
     "load_params",
     "minute_terms",
     "patient_names",
+    "resolve_engine",
     "rhs",
     "rhs_terms",
     "step_minute",
