@@ -1,14 +1,24 @@
 """Cost of 100 counterfactual day-ahead re-simulations of one patient against one plain patient-day.
 
-The run: ``adult#001``, ``--days`` days (basal-bolus, Dexcom, Insulet, random meals, seed 0),
-checkpoints every 60 min. Two batches of 100 counterfactuals, each with a 1-day horizon and the
-seven event kinds in turn (run, cycling, meal, insulin, late-night snack, heavy lunch, normal
-day): ``same minute`` injects all at one minute (12:00 of day 2), ``spread`` at 100 minutes spread
-over day 2 (one vectorised batch from day 2's first checkpoint, so 2 days of 100 replicas).
-The reference is ``simulate(["adult#001"], 1)``. The ratio is time(batch) / time(plain day);
-the acceptance target of issue 13 is < 20.
+The run: ``adult#001``, ``--days`` days (Dexcom, Insulet, random meals, seed 0), checkpoints every
+60 min, with each controller of ``--controllers`` and each engine of ``--engines``. Two batches of
+``--n`` counterfactuals, each with a 1-day horizon and the seven event kinds in turn (run,
+cycling, meal, insulin, late-night snack, heavy lunch, normal day): ``same minute`` injects all at
+one minute (12:00 of day 2), ``spread`` at ``--n`` minutes spread over day 2 (one vectorised batch
+from day 2's first checkpoint, so 2 days of ``--n`` replicas).
+
+The batch is measured against two plain patient-days of the same patient, controller and engine:
+
+* ``simulate(["adult#001"], 1)``: what a plain day costs a user. With the numba engine and the
+  basal-bolus or PID controller this is the compiled whole-run loop (``sim/_fast.py``);
+* ``run_simulation(["adult#001"], 1, checkpoint_every=60)``: the minute loop ``run_loop`` with the
+  engine's patient step, which is the loop the counterfactuals run through.
+
+The ratio is time(batch) / time(plain day); the acceptance target of issue 13 is < 20. Times are
+CPU seconds of the process (``time.process_time``), the best of ``--repeat``.
 
 Run: ``python benchmarks/counterfactual.py`` (about 30 s on 2 cores; needs ``wearbench[cgm]``).
+``benchmarks/sim.py`` prints the same lines for basal-bolus with the numba engine.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from wearbench.sim import (
     Counterfactual,
@@ -33,15 +44,65 @@ from wearbench.sim import (
 
 EVENTS = (RunNow(30, 8.0), CycleNow(20, 90.0), MealNow(50.0), InsulinNow(2.0), LateNightSnack(30.0),
           HeavyLunch(1.5), NormalDay())  # fmt: skip
+PATIENT = "adult#001"
+
+
+@dataclass(frozen=True)
+class CounterfactualCost:
+    """CPU seconds of the plain patient-days and of the two batches (see the module docstring)."""
+
+    controller: str
+    engine: str
+    n: int
+    plain_simulate: float
+    plain_run_loop: float
+    batches: dict[str, float]
+
+    def lines(self) -> list[str]:
+        """The report: the plain days, then each batch with its ratio to both."""
+        out = [
+            f"{self.controller}, {self.engine} engine: one plain patient-day "
+            f"{1e3 * self.plain_simulate:.1f} ms "
+            f"through simulate(), {1e3 * self.plain_run_loop:.1f} ms through run_simulation (run_loop)"
+        ]
+        for name, seconds in self.batches.items():
+            out.append(
+                f"  {self.n} counterfactual day-ahead runs, {name}: {seconds:.3f} s = "
+                f"{seconds / self.plain_simulate:.1f}x a simulate() day, "
+                f"{seconds / self.plain_run_loop:.1f}x a run_loop day"
+            )
+        return out
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    """The smallest CPU time (s) of ``repeat`` calls of ``fn``."""
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return min(times)
+
+
+def measure(
+    controller: str, engine: str, *, n: int = 100, days: int = 4, repeat: int = 3
+) -> CounterfactualCost:
+    """Time the plain days and the two batches for one controller and engine."""
+    kw = {"seed": 0, "controller": controller, "engine": engine}
+    simulate([PATIENT], 1, seed=1, controller=controller, engine=engine)  # imports, tables, jit cache
+    plain = best_of(2 * repeat, lambda: simulate([PATIENT], 1, **kw))
+    plain_loop = best_of(2 * repeat, lambda: run_simulation([PATIENT], 1, checkpoint_every=60, **kw))
+    run = run_simulation([PATIENT], days, checkpoint_every=60, **kw)
+    day2 = 1440
+    requests = {
+        "same minute": [Counterfactual(0, day2 + 720, EVENTS[i % 7], 1440) for i in range(n)],
+        "spread": [Counterfactual(0, day2 + i * 1440 // n, EVENTS[i % 7], 1440) for i in range(n)],
+    }
+    batches = {
+        name: best_of(repeat, lambda reqs=reqs: simulate_counterfactuals(run, reqs))
+        for name, reqs in requests.items()
+    }
+    return CounterfactualCost(controller, engine, n, plain, plain_loop, batches)
 
 
 def main() -> None:
@@ -49,22 +110,13 @@ def main() -> None:
     ap.add_argument("--days", type=int, default=4, help="days in the run (at least 4)")
     ap.add_argument("--n", type=int, default=100, help="counterfactuals per batch")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--controllers", default="basal-bolus,hcl-mpc", help="comma-separated")
+    ap.add_argument("--engines", default="numba,numpy", help="comma-separated")
     args = ap.parse_args()
-    simulate(["adult#001"], 1, seed=1)  # warm-up: imports and parameter tables
-    plain = best_of(args.repeat, lambda: simulate(["adult#001"], 1, seed=0))
-    t0 = time.perf_counter()
-    run = run_simulation(["adult#001"], args.days, seed=0, checkpoint_every=60)
-    run_s = time.perf_counter() - t0
-    day2 = 1440
-    batches = {
-        "same minute": [Counterfactual(0, day2 + 720, EVENTS[i % 7], 1440) for i in range(args.n)],
-        "spread": [Counterfactual(0, day2 + i * 1440 // args.n, EVENTS[i % 7], 1440) for i in range(args.n)],
-    }
-    print(f"plain patient-day: {plain * 1e3:.0f} ms; the {args.days}-day run with checkpoints: {run_s:.2f} s")
-    for name, reqs in batches.items():
-        seconds = best_of(args.repeat, lambda reqs=reqs: simulate_counterfactuals(run, reqs))
-        ratio = seconds / plain
-        print(f"{args.n} counterfactual day-ahead runs, {name}: {seconds:.2f} s = {ratio:.1f}x a plain day")
+    for controller in args.controllers.split(","):
+        for engine in args.engines.split(","):
+            cost = measure(controller, engine, n=args.n, days=args.days, repeat=args.repeat)
+            print("\n".join(cost.lines()), flush=True)
 
 
 if __name__ == "__main__":
