@@ -1,21 +1,30 @@
 """Speed of the vectorised UVA/Padova simulator against simglucose, per simulated patient-day.
 
 Both sides run the same kind of closed loop: Dexcom CGM noise, Insulet pump, random
-simglucose-style meals. Ours simulates ``--patients`` patients in one run (``simulate``, the whole
-pipeline: meals, noise, loop, data frame):
+simglucose-style meals. In one run this script reports:
 
-* basal-bolus through the numpy engine (``--numpy-days``) and the numba engine (``--days``);
-* every registered controller (``registry.names("controller")``) through the path ``simulate``
-  takes by default (``engine="auto"``): the compiled whole loop for basal-bolus and PID, otherwise
-  ``run_loop`` with the compiled patient step (``--therapy-days``).
+1. simglucose (``T1DSimEnv`` + ``BBController``, stepped as ``SimObj`` does): ``--ref-days`` days
+   for each of ``--ref-patients`` patients, extrapolated per patient-day;
+2. every registered controller (``registry.names("controller")``: basal-bolus, pid, mdi, sap,
+   hcl-mpc, openaps), ``--patients`` patients x ``--days`` days in one ``simulate`` call (the
+   whole pipeline: meals, noise, loop, data frame), on each engine of ``--engines``: patient-days
+   per second, ms per patient-day and the ratio to simglucose, the loop each run took (the
+   compiled whole-run loop serves fault-free basal-bolus and PID runs on the numba engine; other
+   runs take ``run_loop`` with the engine's patient step), and the largest gap between the
+   engines' outputs;
+3. the counterfactual line: ``--cf-n`` counterfactual day-ahead runs for one patient against one
+   plain patient-day through ``simulate()`` and through ``run_simulation`` (``run_loop``), with
+   basal-bolus on the numba engine (``benchmarks/counterfactual.py`` has the other cases);
+4. with ``--details``: the loop alone (``run_loop`` with each step, the compiled loop) and the
+   numba compile time (first calls in a fresh process with an empty cache, then with it filled,
+   measured in subprocesses).
 
-simglucose (``T1DSimEnv`` + ``BBController``, stepped as ``SimObj`` does) runs ``--ref-days`` days
-for each of ``--ref-patients`` patients; its time is extrapolated per patient-day. The numba
-compile time (first call in a fresh process with an empty cache, then with the cache filled) is
-measured in subprocesses. Times are the process's CPU time (``time.process_time``), so that other
-jobs on a shared machine inflate them less than wall-clock time; both sides are single-threaded.
+Times are the process's CPU time (``time.process_time``), so that other jobs on a shared machine
+inflate them less than wall-clock time; both sides are single-threaded. The load average is
+printed at the start and the end.
 
-Run: ``python benchmarks/sim.py`` (about 2 min on 2 cores; needs ``wearbench[cgm]``).
+Run: ``python benchmarks/sim.py`` (about 2 min on a loaded 2-core machine; needs
+``wearbench[cgm]``); ``--details`` adds about 30 s.
 """
 
 from __future__ import annotations
@@ -43,17 +52,18 @@ FIRST_CALL = (
 
 def ours(
     n_patients: int, days: int, substeps: int, controller: str, engine: str
-) -> tuple[float, pd.DataFrame]:
-    """CPU seconds for one ``simulate`` run of ``n_patients`` x ``days`` (after a warm-up), and the run."""
+) -> tuple[float, float, pd.DataFrame]:
+    """CPU and wall seconds of one ``simulate`` run of ``n_patients`` x ``days`` (after a warm-up),
+    and the run."""
     from wearbench.sim import patient_names, simulate
 
     names = patient_names()[:n_patients]
     simulate(names[:2], 1, seed=1, controller=controller, engine=engine)  # imports, tables, jit cache
-    t0 = time.process_time()
+    t0, w0 = time.process_time(), time.perf_counter()
     df = simulate(names, days, seed=0, substeps=substeps, controller=controller, engine=engine)
-    seconds = time.process_time() - t0
+    seconds, wall = time.process_time() - t0, time.perf_counter() - w0
     assert len(df) == n_patients * days * 1440
-    return seconds, df
+    return seconds, wall, df
 
 
 def largest_gap(a: pd.DataFrame, b: pd.DataFrame) -> tuple[str, float]:
@@ -80,7 +90,7 @@ def loop_only(n_patients: int, days: int, substeps: int, engine: str) -> float:
         run_fast(params, eaten, ctrl, sensor, noise, pump, substeps)
     else:
         stages = (PlainSensor(sensor, noise), PlainMeals(), PlainPump(pump, n_patients))
-        run_loop(params, initial_state(params), eaten, ctrl, stages, substeps, None, engine)
+        run_loop(params, initial_state(params), eaten, ctrl, stages, substeps, None, engine=engine)
     return time.process_time() - t0
 
 
@@ -142,59 +152,118 @@ def report(label: str, seconds: float, patient_days: int, ref_per: float) -> Non
     )
 
 
-def main() -> None:
+def therapy_table(args: argparse.Namespace, ref_per: float) -> None:
+    """Every registered controller on every engine, as a markdown table, and the engines' gaps."""
     from wearbench._registry import registry
+
+    n, days, engines = args.patients, args.days, args.engines.split(",")
+    pd_count = n * days
+    print(f"\nevery registered controller, {n} patients x {days} days, whole simulate() call:\n")
+    print("| therapy | engine | loop | CPU s (wall s) | ms per patient-day | patient-days/s | x simglucose |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    gaps = []
+    for controller in registry.names("controller"):
+        frames, per_day = {}, {}
+        for engine in engines:
+            seconds, wall, frames[engine] = ours(n, days, args.substeps, controller, engine)
+            per = per_day[engine] = seconds / pd_count
+            print(
+                f"| {controller} | {engine} | {path_of(controller, engine)} | {seconds:.2f} ({wall:.2f}) | "
+                f"{1e3 * per:.2f} | {pd_count / seconds:,.0f} | {ref_per / per:,.0f} |",
+                flush=True,
+            )
+        if {"numba", "numpy"} <= set(frames):
+            column, gap = largest_gap(frames["numba"], frames["numpy"])
+            speedup = per_day["numpy"] / per_day["numba"]
+            gaps.append(f"{controller}: numba {speedup:.1f}x numpy, largest gap {gap:.1e} ({column})")
+        del frames
+    print("\nnumba against numpy, same runs:\n  " + "\n  ".join(gaps))
+
+
+def counterfactual_lines(args: argparse.Namespace) -> None:
+    """The issue's counterfactual line: basal-bolus, numba engine (see benchmarks/counterfactual.py)."""
+    from counterfactual import measure
+
+    cost = measure("basal-bolus", "numba", n=args.cf_n, days=4, repeat=3)
+    print(f"\ncounterfactuals (adult#001, 1-day horizon, {args.cf_n} per batch; target < 20x a plain day):")
+    print("\n".join(cost.lines()))
+
+
+def details(args: argparse.Namespace, ref_per: float) -> None:
+    """The loop alone with each step, and the numba compile time."""
+    n, days = args.patients, args.days
+    print(f"\nloop only (basal-bolus, {n} patients x {days} days, no meals/noise/data frame):")
+    for label, engine in (("run_loop, numpy step", "numpy"), ("run_loop, numba step", "numba"),
+                          ("compiled loop (run_fast)", "fast")):  # fmt: skip
+        report(label, loop_only(n, days, args.substeps, engine), n * days, ref_per)
+    cold, warm = first_call_seconds()
+    print(
+        f"first calls in a fresh process (3 small runs: basal-bolus, pid, faults): {cold:.1f} s "
+        f"with an empty numba cache (compiling), {warm:.1f} s with the cache filled"
+    )
+
+
+def profile(controller: str, n_patients: int, days: int, top: int = 12) -> None:
+    """cProfile of one numba-engine ``simulate`` run: the top functions by own time, and the
+    controller's share."""
+    import cProfile
+    import pstats
+
+    from wearbench.sim import patient_names, simulate
+
+    names = patient_names()[:n_patients]
+    simulate(names[:2], 1, seed=1, controller=controller, engine="numba")
+    prof = cProfile.Profile()
+    prof.runcall(simulate, names, days, seed=0, controller=controller, engine="numba")
+    stats = pstats.Stats(prof)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    print(f"\ncProfile, {controller}, numba engine, {n_patients} patients x {days} days: {total:.2f} s")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]
+    for (path, line, name), (_, calls, own, cum, _) in rows:
+        where = f"{os.path.basename(path)}:{line}({name})" if line else name
+        print(f"  {own:6.3f} s own ({100 * own / total:4.1f}%), {cum:6.3f} s cum, {calls:>6} calls  {where}")
+    policy = [v[3] for (path, _, name), v in stats.stats.items() if name == "policy" and "controller" in path]  # type: ignore[attr-defined]
+    step = [v[3] for (_, _, name), v in stats.stats.items() if name == "_step_compiled"]  # type: ignore[attr-defined]
+    print(
+        f"  controller policy (cum): {sum(policy):.3f} s ({100 * sum(policy) / total:.0f}%); "
+        f"compiled patient step (cum): {sum(step):.3f} s ({100 * sum(step) / total:.0f}%)"
+    )
+
+
+def main() -> None:
     from wearbench.sim.patient._compiled import HAVE_NUMBA
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--patients", type=int, default=30)
-    ap.add_argument("--days", type=int, default=30, help="days of the numba basal-bolus run")
-    ap.add_argument("--numpy-days", type=int, default=7, help="days of the numpy basal-bolus run")
-    ap.add_argument("--therapy-days", type=int, default=7, help="days of each registered controller")
+    ap.add_argument("--days", type=int, default=7, help="days of each controller's run")
+    ap.add_argument("--engines", default="numba,numpy", help="comma-separated: numba, numpy")
     ap.add_argument("--substeps", type=int, default=2)
     ap.add_argument("--ref-patients", type=int, default=2)
     ap.add_argument("--ref-days", type=int, default=1)
+    ap.add_argument("--cf-n", type=int, default=100, help="counterfactuals per batch")
+    ap.add_argument("--details", action="store_true", help="also the loop alone and the compile time")
+    ap.add_argument("--profile", default="", help="comma-separated controllers to profile (cProfile)")
     args = ap.parse_args()
+    if not HAVE_NUMBA and "numba" in args.engines:
+        raise SystemExit("numba is not installed: pass --engines numpy")
 
+    print(f"load average at start: {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     names = ["adult#001", "child#001", "adolescent#001"][: args.ref_patients]
     ref_s = simglucose_run(names, args.ref_days)
     ref_pd = len(names) * args.ref_days
     ref_per = ref_s / ref_pd
     print(
         f"simglucose (T1DSimEnv + BBController) {ref_pd} patient-days in {ref_s:.2f} s = "
-        f"{ref_pd / ref_s:.3f} patient-days/s ({ref_per:.2f} s per patient-day)"
+        f"{ref_pd / ref_s:.3f} patient-days/s ({1e3 * ref_per:,.0f} ms per patient-day)"
     )
-    n = args.patients
-    print(f"ours, {n} patients, RK4 with {args.substeps} sub-steps/min, whole simulate() call:")
-    numpy_s, numpy_df = ours(n, args.numpy_days, args.substeps, "basal-bolus", "numpy")
-    report("basal-bolus, numpy engine", numpy_s, n * args.numpy_days, ref_per)
-    if HAVE_NUMBA:
-        numba_s, _ = ours(n, args.days, args.substeps, "basal-bolus", "numba")
-        report("basal-bolus, numba engine (compiled loop)", numba_s, n * args.days, ref_per)
-        column, gap = largest_gap(
-            ours(n, args.numpy_days, args.substeps, "basal-bolus", "numba")[1], numpy_df
-        )
-        print(
-            f"numba vs numpy, same {n} x {args.numpy_days}-day run: largest gap {gap:.1e} (column {column})"
-        )
-        ratio = (numpy_s / (n * args.numpy_days)) / (numba_s / (n * args.days))
-        print(f"numba / numpy speed-up per patient-day, whole simulate(): {ratio:.1f}x")
-        loop_np = loop_only(n, args.numpy_days, args.substeps, "numpy")
-        loop_step = loop_only(n, args.numpy_days, args.substeps, "numba")
-        loop_nb = loop_only(n, args.days, args.substeps, "fast")
-        report("loop only: run_loop, numpy step", loop_np, n * args.numpy_days, ref_per)
-        report("loop only: run_loop, numba step", loop_step, n * args.numpy_days, ref_per)
-        report("loop only: compiled loop (run_fast)", loop_nb, n * args.days, ref_per)
-        cold, warm = first_call_seconds()
-        print(
-            f"first calls in a fresh process (3 small runs: basal-bolus, pid, faults): {cold:.1f} s "
-            f"with an empty numba cache (compiling), {warm:.1f} s with the cache filled"
-        )
-    print(f"every registered controller, engine='auto', {n} patients x {args.therapy_days} days:")
-    for controller in registry.names("controller"):
-        seconds, _ = ours(n, args.therapy_days, args.substeps, controller, "auto")
-        label = f"{controller} ({path_of(controller, 'auto')})"
-        report(label, seconds, n * args.therapy_days, ref_per)
+    therapy_table(args, ref_per)
+    if "numba" in args.engines:
+        counterfactual_lines(args)
+    if args.details and "numba" in args.engines:
+        details(args, ref_per)
+    for controller in filter(None, args.profile.split(",")):
+        profile(controller, args.patients, 2)
+    print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
