@@ -44,7 +44,7 @@ def test_every_kind_has_entries_and_a_catalogue() -> None:
 def test_kinds_are_separate_baselines_are_not_adapters() -> None:
     assert set(BASELINES) == {"majority-position", "oracle", "prior", "random", "text-only"}
     assert set(ADAPTERS) == {"anthropic", "gguf", "openai"}
-    assert set(registry.names("controller")) == {"basal-bolus", "pid"}
+    assert set(registry.names("controller")) == {"basal-bolus", "hcl-mpc", "mdi", "openaps", "pid", "sap"}
 
 
 # --- loaders: (path, log) -> what the loader reads; garbage refused with a one-line error ----
