@@ -61,8 +61,6 @@ from wearbench.questions._strain import (
 )
 
 COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
-
-_ALL = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
 #: The ten readings as patterns (mutually exclusive except where two genuinely fit; those
 #: windows are dropped).
 READINGS: dict[str, Pattern] = {
@@ -82,9 +80,9 @@ READINGS: dict[str, Pattern] = {
         ),
         "no",
     ),
-    "isolated_rhr": Pattern("up", tuple((m, "steady") for m in _ALL), "no"),
+    "isolated_rhr": Pattern("up", tuple((m, "steady") for m in COSIGNALS), "no"),
     "fitness": Pattern("under"),
-    "no_deviation": Pattern("steady", tuple((m, "steady") for m in _ALL)),
+    "no_deviation": Pattern("steady", tuple((m, "steady") for m in COSIGNALS)),
     "poor_sleep_only": Pattern(
         "steady",
         (("sleep_minutes", "down"), *((m, "steady") for m in ("hrv", "steps", "exercise_minutes", "stress"))),
