@@ -34,7 +34,6 @@ from wearbench.grounding._concordance import (
     concordance_pass_batch,
 )
 from wearbench.grounding._conditional import (
-    CUT_STABILITY,
     EFFECT_DEAD_BAND,
     EFFECT_EDGES,
     conditional_gates,
@@ -43,7 +42,6 @@ from wearbench.grounding._conditional import (
     conditional_prefilter,
 )
 from wearbench.grounding._coupling import (
-    BOOT_MIN_OVERLAP,
     MAX_LAG,
     CouplingOutcome,
     coupling_gates,
@@ -53,8 +51,6 @@ from wearbench.grounding._coupling import (
 )
 from wearbench.grounding._families import coupling_null, family_null, window_stacks
 from wearbench.grounding._gates import (
-    BASELINE_WINDOWS,
-    HALF_MIN_OVERLAP,
     MARGIN_DEAD_BAND,
     MAX_FDR,
     MIN_ABS_R,
@@ -73,28 +69,16 @@ from wearbench.grounding._gates import (
     null_test,
     stability_gate,
 )
-from wearbench.grounding._kernels import (
-    best_lag_index,
-    bootstrap_weights,
-    lag_corr_counts,
-    lodo_lag_corr,
-    lodo_weights,
-    weighted_lag_corr,
-    weighted_mean,
-)
+from wearbench.grounding._kernels import best_lag_index, bootstrap_weights, lodo_lag_corr, weighted_lag_corr
 from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, LOCKSTEP_PAIRS, Pair, pair_by_name
 from wearbench.grounding._spread import position_weights, spread_window
 
 __all__ += [
-    "BASELINE_WINDOWS",
     "BIN_DEAD_BAND",
-    "BOOT_MIN_OVERLAP",
-    "CUT_STABILITY",
     "DEFINITIONAL_PAIRS",
     "EFFECT_DEAD_BAND",
     "EFFECT_EDGES",
     "EMPIRICAL_PAIRS",
-    "HALF_MIN_OVERLAP",
     "LOCKSTEP_PAIRS",
     "MARGIN_DEAD_BAND",
     "MAX_FDR",
@@ -128,10 +112,8 @@ __all__ += [
     "effect_prefilter",
     "effect_size_gate",
     "family_null",
-    "lag_corr_counts",
     "lodo_gate",
     "lodo_lag_corr",
-    "lodo_weights",
     "margin_gate",
     "null_test",
     "pair_by_name",
@@ -140,7 +122,6 @@ __all__ += [
     "stability_gate",
     "strongest_gates",
     "weighted_lag_corr",
-    "weighted_mean",
     "window_stacks",
 ]
 # --- end population gates ---
