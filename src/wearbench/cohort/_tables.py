@@ -91,10 +91,6 @@ class TableSpec:
         """Kind of a canonical column, ``None`` for an unexpected one."""
         return dict(self.columns).get(column)
 
-    def arrow_schema(self) -> pa.Schema:
-        """The canonical Arrow schema (no metadata)."""
-        return pa.schema([pa.field(c, _ARROW[k]) for c, k in self.columns])
-
 
 DAILY = TableSpec(
     "daily",
