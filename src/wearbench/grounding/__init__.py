@@ -1,6 +1,5 @@
 """Grounding: literature cards and population patterns with statistical gates (WearableQA §3.3)."""
 
-# --- literature cards (grounding/_cards.py) ---
 from wearbench.grounding._cards import (
     Card,
     CardError,
@@ -11,20 +10,6 @@ from wearbench.grounding._cards import (
     load_cards,
     load_cards_from,
 )
-
-__all__ = [
-    "Card",
-    "CardError",
-    "Study",
-    "card",
-    "cards_markdown",
-    "load_card_file",
-    "load_cards",
-    "load_cards_from",
-]
-# --- end literature cards ---
-
-# --- population gates (grounding/_gates.py and the other private modules but _cards.py) ---
 from wearbench.grounding._concordance import (
     BIN_DEAD_BAND,
     POLARITY,
@@ -73,7 +58,7 @@ from wearbench.grounding._kernels import best_lag_index, bootstrap_weights, lodo
 from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, LOCKSTEP_PAIRS, Pair, pair_by_name
 from wearbench.grounding._spread import position_weights, spread_window
 
-__all__ += [
+__all__ = [
     "BIN_DEAD_BAND",
     "DEFINITIONAL_PAIRS",
     "EFFECT_DEAD_BAND",
@@ -90,13 +75,18 @@ __all__ += [
     "POLARITY",
     "R_DEAD_BAND",
     "R_EDGES",
+    "Card",
+    "CardError",
     "CouplingOutcome",
     "GateResult",
     "NullResult",
     "Pair",
+    "Study",
     "best_lag_index",
     "bootstrap_gate",
     "bootstrap_weights",
+    "card",
+    "cards_markdown",
     "combine",
     "concordance_gates",
     "concordance_label",
@@ -112,6 +102,9 @@ __all__ += [
     "effect_prefilter",
     "effect_size_gate",
     "family_null",
+    "load_card_file",
+    "load_cards",
+    "load_cards_from",
     "lodo_gate",
     "lodo_lag_corr",
     "margin_gate",
@@ -124,4 +117,3 @@ __all__ += [
     "weighted_lag_corr",
     "window_stacks",
 ]
-# --- end population gates ---
