@@ -14,7 +14,6 @@ __all__ = [
     "AGE_BANDS",
     "BIOMARKERS",
     "BIOMARKER_NAMES",
-    "DAILY_KEYS",
     "DEMOGRAPHIC_COLUMNS",
     "ETHNICITIES",
     "EXTRA_PERCENTILES",
@@ -111,9 +110,6 @@ METRICS: tuple[Metric, ...] = (
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 _METRIC_BY_NAME = {m.name: m for m in METRICS}
 _METRIC_BY_WQA = {m.wearableqa: m for m in METRICS}
-
-#: Key columns of the daily table, in order.
-DAILY_KEYS: tuple[str, str] = ("user_id", "date")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from wearbench.questions import LETTERS, Item, UserContext
 
 __all__ = [
     "AGENT_TOOL",
-    "FALLBACK_REPRESENTATION",
     "agent_messages",
     "available_representations",
     "build_messages",
@@ -30,8 +29,6 @@ __all__ = [
 
 #: Name of the Python tool agent mode offers (the runner's tool must use it).
 AGENT_TOOL = "python"
-#: What the runner shows when a multiview choice cannot be parsed.
-FALLBACK_REPRESENTATION = "csv"
 
 _ROLE = (
     "You are a careful health-data analyst. You are given one person's daily wearable records "

@@ -40,6 +40,7 @@ from wearbench.runner._store import RunStore
 
 __all__ = ["CachedModel", "ChatSolver"]
 
+#: What a multiview run shows when the model's choice of representation cannot be parsed.
 _FALLBACK_REPR = "csv"
 
 

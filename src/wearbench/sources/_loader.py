@@ -54,7 +54,6 @@ __all__ = [
     "loader",
     "reference_summary",
     "run_loader",
-    "source_names",
 ]
 
 REPORT_NAME = "import_report.json"
@@ -79,11 +78,6 @@ class LoadedSource:
     demographics: pd.DataFrame | None = None
     blood: pd.DataFrame | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
-
-
-def source_names() -> list[str]:
-    """Registered loader names."""
-    return registry.names("loader")
 
 
 def _daily_table(daily: pd.DataFrame, log: ImportLog) -> pd.DataFrame:
