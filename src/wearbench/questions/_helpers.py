@@ -26,8 +26,7 @@ __all__ = [
 
 def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
     """Raise :class:`Drop` unless at least ``min_share`` of ``values`` are present."""
-    share = float(np.isfinite(values).mean()) if values.size else 0.0
-    if share < min_share:
+    if _share(values) < min_share:
         raise Drop(f"too few days present for the question ({what})")
 
 
