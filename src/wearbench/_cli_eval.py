@@ -11,8 +11,6 @@ from wearbench._catalogue import RegistryChoice
 from wearbench._cli_util import _progress_bar
 from wearbench._errors import WearbenchError
 
-__all__ = ["eval_cmd", "export_cmd", "report_cmd", "score_cmd"]
-
 
 class _ModelOption(click.Option):
     """``--model``, whose help lists the spec forms of the registry when help is shown."""

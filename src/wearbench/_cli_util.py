@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["LineProgress", "_progress_bar"]
-
 #: Seconds after which a line is printed even without a further tenth of progress.
 _HEARTBEAT_S = 30.0
 

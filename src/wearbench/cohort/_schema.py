@@ -10,27 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = [
-    "AGE_BANDS",
-    "BIOMARKERS",
-    "BIOMARKER_NAMES",
-    "DEMOGRAPHIC_COLUMNS",
-    "ETHNICITIES",
-    "EXTRA_PERCENTILES",
-    "METRICS",
-    "METRIC_NAMES",
-    "PERCENTILES",
-    "REFERENCE_METRICS",
-    "SCHEMA_VERSION",
-    "SEXES",
-    "Biomarker",
-    "Metric",
-    "age_band",
-    "from_wearableqa",
-    "metric",
-    "to_wearableqa",
-]
-
 SCHEMA_VERSION = 1
 
 Domain = Literal["cardio", "activity", "sleep", "stress"]

@@ -27,20 +27,6 @@ from wearbench.cohort._schema import (
     PERCENTILES,
 )
 
-__all__ = [
-    "BLOOD",
-    "DAILY",
-    "DEMOGRAPHICS",
-    "REFERENCE",
-    "TABLES",
-    "TableSpec",
-    "arrow_to_frame",
-    "canonical_table",
-    "frame_to_arrow",
-    "is_string_type",
-    "iter_rows",
-]
-
 ColumnKind = Literal["string", "date", "float", "int"]
 
 _ARROW: dict[ColumnKind, pa.DataType] = {

@@ -20,15 +20,6 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = [
-    "best_lag_index",
-    "bootstrap_weights",
-    "lag_corr_counts",
-    "lodo_lag_corr",
-    "lodo_weights",
-    "weighted_lag_corr",
-]
-
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 

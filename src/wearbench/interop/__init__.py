@@ -4,8 +4,8 @@ The official WearableQA release file (export, import, evaluation cache), Hugging
 ``datasets`` Parquet and Inspect (``inspect_ai``) task exports.
 """
 
+from wearbench.interop._common import OFFICIAL_KEYS
 from wearbench.interop._export import (
-    OFFICIAL_KEYS,
     export_official,
     export_official_groups,
     item_reference,

@@ -37,8 +37,6 @@ from wearbench.models._types import (
     TransientModelError,
 )
 
-__all__ = ["DEFAULT_ANTHROPIC_BASE_URL", "AnthropicChat"]
-
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 

@@ -15,8 +15,6 @@ from wearbench.models._gguf import GGUF_INSTALL_HINT, GGUFChat
 from wearbench.models._openai import LLM_INSTALL_HINT, OpenAIChat
 from wearbench.models._types import ChatModel, ModelError
 
-__all__ = ["load_model"]
-
 adapter = registered("adapter")
 _KEYED = ("openai", "anthropic")
 

@@ -33,16 +33,6 @@ from wearbench.models._types import (
     TransientModelError,
 )
 
-__all__ = [
-    "DEFAULT_OPENAI_BASE_URL",
-    "OpenAIChat",
-    "is_loopback",
-    "is_provider_url",
-    "parse_chat_completion",
-    "resolve_api_key",
-    "retry_after_s",
-]
-
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 LLM_INSTALL_HINT = "pip install 'wearbench[llm]'"
 _NO_KEY = "sk-no-key-required"

@@ -18,8 +18,6 @@ from typing import Any
 
 from wearbench.models import ImagePart, Message, gemma_model_path, quiet_stderr
 
-__all__ = ["IMAGE_TOKENS", "TokenCount", "approx_tokens", "count_tokens", "prompt_tokens"]
-
 #: Tokens charged per image: Gemma 3's SigLIP encoder turns every image into 256 soft tokens,
 #: plus begin/end-of-image markers (258). Other providers differ; this is an estimate.
 IMAGE_TOKENS = 258

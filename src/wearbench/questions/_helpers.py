@@ -12,17 +12,6 @@ from wearbench.cohort import UserContext
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._qtype import Drop
 
-__all__ = [
-    "choose_metric",
-    "fmt_value",
-    "keep_share",
-    "metric_phrase",
-    "paired_options",
-    "require_coverage",
-    "thin",
-    "weighted_sample",
-]
-
 
 def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
     """Raise :class:`Drop` unless at least ``min_share`` of ``values`` are present."""

@@ -22,29 +22,6 @@ from wearbench.primitives import zscore
 from wearbench.questions._graph import Graph
 from wearbench.questions._qtype import Drop
 
-__all__ = [
-    "BAND",
-    "BAND_ILL",
-    "BASELINE_DAYS",
-    "FOCUS_DAYS",
-    "K_RHR",
-    "NAMES",
-    "T_CO",
-    "T_ILL",
-    "Cond",
-    "Pattern",
-    "RhrCond",
-    "Rule",
-    "State",
-    "candidate_ends",
-    "cosignal_phrase",
-    "option_text",
-    "reading_of",
-    "robust_reading",
-    "state_of",
-    "strain_graph",
-]
-
 #: Days in the focus (the last days of the 28-day window the reading is about).
 FOCUS_DAYS = 3
 BASELINE_DAYS = 28

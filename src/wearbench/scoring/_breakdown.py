@@ -17,19 +17,6 @@ from wearbench.questions import LETTERS, Item
 from wearbench.runner import ResultRow, RunInfo, RunStore, select_items
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 
-__all__ = [
-    "LABEL_FAMILIES",
-    "PositionBias",
-    "RunScore",
-    "align_rows",
-    "check_bench",
-    "covered_items",
-    "is_correct",
-    "position_bias",
-    "score_run",
-    "score_store",
-]
-
 #: Item attributes the accuracy is broken down by (``pair_kind`` skips items without one).
 LABEL_FAMILIES: tuple[str, ...] = ("reasoning", "signals", "grounding", "dependency", "type", "pair_kind")
 

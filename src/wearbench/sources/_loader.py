@@ -46,16 +46,6 @@ from wearbench.cohort import (
 )
 from wearbench.sources._report import ImportLog, ImportReport
 
-__all__ = [
-    "REPORT_NAME",
-    "LoadedSource",
-    "assemble_cohort",
-    "import_source",
-    "loader",
-    "reference_summary",
-    "run_loader",
-]
-
 REPORT_NAME = "import_report.json"
 loader = registered("loader")
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from wearbench._errors import WearbenchError
 from wearbench.cohort import metric
 
-__all__ = ["UNITS", "unit_factor"]
-
 _TIME = {"min": 1.0, "minutes": 1.0, "h": 60.0, "hours": 60.0, "s": 1 / 60, "seconds": 1 / 60}
 _PERCENT = {"%": 1.0, "percent": 1.0, "fraction": 100.0}
 
