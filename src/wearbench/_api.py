@@ -16,8 +16,6 @@ from pathlib import Path
 
 from wearbench.cohort import Cohort, save_cohort
 
-__all__ = ["synth"]
-
 
 def synth(
     n_users: int = 200,

@@ -14,8 +14,6 @@ import click
 from wearbench._errors import UnknownNameError
 from wearbench._registry import Kind, registry
 
-__all__ = ["RegistryChoice", "render_catalogue"]
-
 
 class _UnknownChoice(click.ClickException):
     exit_code = 2  # a usage error, shown on one line

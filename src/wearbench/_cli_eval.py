@@ -8,10 +8,8 @@ from pathlib import Path
 import click
 
 from wearbench._catalogue import RegistryChoice
-from wearbench._cli_util import _progress_bar, _show_progress
+from wearbench._cli_util import _progress_bar
 from wearbench._errors import WearbenchError
-
-__all__ = ["eval_cmd", "export_cmd", "report_cmd", "score_cmd"]
 
 
 class _ModelOption(click.Option):
@@ -118,7 +116,7 @@ def eval_cmd(
     bench_dir = _bench_for(bench, official, out)
     setting = Setting(representation, mode, ablate)  # type: ignore[arg-type]
     config = GenerateConfig(max_tokens, temperature, seed, timeout_s, retries)
-    with _progress_bar(f"eval {model}", _show_progress(quiet)) as progress:
+    with _progress_bar(f"eval {model}", not quiet) as progress:
         summary = evaluate(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
             progress=progress, api_key_env=api_key_env, max_permanent_failures=max_failures,

@@ -8,8 +8,6 @@ import click
 
 from wearbench._catalogue import RegistryChoice
 
-__all__ = ["import_cmd"]
-
 
 @click.command("import")
 @click.argument("source", type=RegistryChoice("loader"))

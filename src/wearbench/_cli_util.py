@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["LineProgress", "_progress_bar", "_show_progress"]
-
 #: Seconds after which a line is printed even without a further tenth of progress.
 _HEARTBEAT_S = 30.0
 
@@ -127,8 +125,3 @@ def _progress_bar(
             bar.update(task, completed=done, total=total, description=text)
 
         yield update
-
-
-def _show_progress(quiet: bool) -> bool:
-    """Progress is shown unless ``--quiet`` (as a bar on a terminal, as lines elsewhere)."""
-    return not quiet

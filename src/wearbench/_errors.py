@@ -6,8 +6,6 @@ such errors as one line without a traceback. Anything else is a bug.
 
 from __future__ import annotations
 
-__all__ = ["CohortValidationError", "UnknownNameError", "WearbenchError"]
-
 
 class WearbenchError(Exception):
     """Base class for errors caused by user input (bad files, names, options)."""

@@ -24,8 +24,6 @@ from pathlib import Path
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["check_target", "rebuilt_folder", "replaced_folder", "write_text_atomic"]
-
 
 def check_target(out: Path, kind: str, marker: str) -> None:
     """Refuse ``out`` if it is a file, or a non-empty folder without ``marker`` (not a ``kind``).

@@ -8,8 +8,6 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["read_json_object"]
-
 
 def read_json_object(file: Path, *, missing: str) -> dict[str, Any]:
     """The JSON object stored in ``file``.

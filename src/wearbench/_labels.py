@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Dependency", "Grounding", "Labels", "PairKind", "Reasoning", "Signals"]
-
 Reasoning = Literal["data", "health"]
 Signals = Literal["single", "cross"]
 Grounding = Literal["literature", "population", "definition"]

@@ -29,8 +29,6 @@ from typing import Any, Literal, TypeVar, cast, get_args
 
 from wearbench._errors import UnknownNameError, WearbenchError
 
-__all__ = ["KINDS", "Entry", "Kind", "Registry", "Spec", "import_submodules", "registered", "registry"]
-
 Kind = Literal["primitive", "question", "adapter", "baseline", "representation", "loader", "cgm_loader",
                "fault", "controller"]  # fmt: skip
 KINDS: tuple[Kind, ...] = get_args(Kind)

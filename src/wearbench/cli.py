@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from wearbench._catalogue import RegistryChoice, render_catalogue
-from wearbench._cli_util import _progress_bar, _show_progress
+from wearbench._cli_cgm import cgm_group
+from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
+from wearbench._cli_import import import_cmd
+from wearbench._cli_util import _progress_bar
 from wearbench._errors import WearbenchError
 from wearbench._registry import KINDS
 from wearbench._version import __version__
@@ -51,7 +53,7 @@ def synth(
     from wearbench._api import synth as run_synth
     from wearbench.cohort import read_manifest
 
-    with _progress_bar("synthesising users", _show_progress(quiet), then="writing the cohort") as progress:
+    with _progress_bar("synthesising users", not quiet, then="writing the cohort") as progress:
         run_synth(
             n_users, n_days, seed, out=out, reference_users=reference_users, start=start, progress=progress
         )
@@ -85,13 +87,9 @@ def describe(path: Path, fmt: str) -> None:
 
     desc = describe_cohort(load_cohort(path))
     if fmt == "json":
-        click.echo(json.dumps(desc, indent=2, sort_keys=True, allow_nan=False, default=_json_default))
+        click.echo(json.dumps(desc, indent=2, sort_keys=True, allow_nan=False))
     else:
         click.echo(render_describe(desc))
-
-
-def _json_default(obj: Any) -> Any:
-    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
 
 
 @cli.command()
@@ -112,7 +110,7 @@ def demo(out: Path, n_users: int, n_days: int, seed: int, local_model: bool | No
     """Synthesise a cohort, validate, describe, build and verify a benchmark, evaluate baselines, report."""
     from wearbench.report import DEMO_STAGES, run_demo
 
-    with _progress_bar("demo", _show_progress(quiet), stages=DEMO_STAGES) as progress:
+    with _progress_bar("demo", not quiet, stages=DEMO_STAGES) as progress:
         result = run_demo(
             out, n_users=n_users, n_days=n_days, seed=seed, local_model=local_model, progress=progress
         )
@@ -154,7 +152,7 @@ def build(
 
     names = type_names(_type_list(types))  # unknown names fail here, before any work
     then = "null tests, balancing, shortcut and prior audits, writing the benchmark"
-    with _progress_bar("generating users", _show_progress(quiet), then=then) as progress:
+    with _progress_bar("generating users", not quiet, then=then) as progress:
         result = build_benchmark(
             cohort_dir,
             out,
@@ -204,7 +202,7 @@ def verify(bench: Path, quiet: bool) -> None:
     """Re-derive every answer of BENCH from its graph; exit 1 if any item fails."""
     from wearbench.bench import verify_benchmark
 
-    with _progress_bar("verifying items", _show_progress(quiet)) as progress:
+    with _progress_bar("verifying items", not quiet) as progress:
         report = verify_benchmark(bench, progress=progress)
     for item_id, reason in report.failures:
         click.echo(f"FAILED {item_id}: {reason}")
@@ -281,16 +279,8 @@ def list_registered(kind: str, fmt: str) -> None:
     click.echo(render_catalogue(kind, fmt), nl=False)
 
 
-def _add_eval_commands() -> None:
-    from wearbench._cli_cgm import cgm_group
-    from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
-    from wearbench._cli_import import import_cmd
-
-    for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd, cgm_group):
-        cli.add_command(command)
-
-
-_add_eval_commands()
+for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd, cgm_group):
+    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -72,7 +72,7 @@ class FakeGGUF:
     ],
 )
 def test_gguf_spec_parsing(monkeypatch, spec, args):
-    monkeypatch.setattr("wearbench.models._gguf.GGUFChat", FakeGGUF)
+    monkeypatch.setattr("wearbench.models._load.GGUFChat", FakeGGUF)
     assert load_model(spec).args == args
 
 
@@ -92,7 +92,7 @@ def test_gguf_spec_parsing(monkeypatch, spec, args):
     ],
 )
 def test_malformed_specs_name_the_spec_and_the_forms(monkeypatch, spec, why):
-    monkeypatch.setattr("wearbench.models._gguf.GGUFChat", FakeGGUF)
+    monkeypatch.setattr("wearbench.models._load.GGUFChat", FakeGGUF)
     with pytest.raises(ModelError) as info:
         load_model(spec)
     message = str(info.value)

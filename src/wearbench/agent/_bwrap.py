@@ -36,18 +36,6 @@ from pathlib import Path
 
 from wearbench.agent._types import SandboxError
 
-__all__ = [
-    "INSIDE_DATA",
-    "INSIDE_SCRATCH",
-    "INSIDE_WORKER",
-    "INSTALL_HINT",
-    "bwrap_args",
-    "find_bwrap",
-    "require_bwrap",
-    "runtime_roots",
-    "worker_pid",
-]
-
 INSIDE_SCRATCH = "/scratch"
 INSIDE_WORKER = "/sandbox/worker.py"
 INSIDE_DATA = "/sandbox/frame.pkl"

@@ -20,8 +20,6 @@ from wearbench.agent._sandbox import Sandbox
 from wearbench.agent._types import ExecResult
 from wearbench.models import ChatModel, GenerateConfig, Message, ModelOutput, ToolCall, ToolSpec
 
-__all__ = ["FINAL_ASK", "PYTHON_TOOL", "TEXT_PROTOCOL_HINT", "AgentResult", "run_agent"]
-
 PYTHON_TOOL = ToolSpec(
     name="python",
     description=(

@@ -11,8 +11,6 @@ from typing import Any
 
 from wearbench.agent._types import SandboxLimits
 
-__all__ = ["CpuExceeded", "CpuWatchdog", "death_reason", "make_preexec", "read_exact", "wait_exit"]
-
 STARTUP_CPU_S = 60
 POLL_S = 0.1
 

@@ -95,8 +95,6 @@ from wearbench.agent._types import DEFAULT_PREIMPORTS, ExecResult, SandboxError,
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["NOBODY", "Sandbox"]
-
 NOBODY = 65534
 _CPU_GRACE_S = 1.5  # the watchdog fires this long after the kernel's SIGXCPU should have
 _STARTUP_WALL_S = 60.0

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["DEFAULT_PREIMPORTS", "ExecResult", "SandboxError", "SandboxLimits"]
-
 DEFAULT_PREIMPORTS: tuple[str, ...] = (
     "numpy",
     "pandas",

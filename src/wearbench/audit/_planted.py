@@ -19,8 +19,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import Cohort, UserRecord
 from wearbench.primitives import excursions, lagged_correlation
 
-__all__ = ["CouplingCheck", "EpisodeCheck", "PlantedAudit", "audit_planted"]
-
 
 @dataclass(frozen=True)
 class CouplingCheck:

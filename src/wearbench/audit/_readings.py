@@ -33,21 +33,6 @@ from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, Cohort, table_kind
 from wearbench.questions import contexts_from_cohort
 from wearbench.sources.synthetic import Episode, TrainingBlock, UserPlan, effects
 
-__all__ = [
-    "AUDITED_TYPES",
-    "MAX_NOISE_RATIO",
-    "MIN_PPV",
-    "TRUTH",
-    "PlantedDays",
-    "ReadingRow",
-    "ReadingsTable",
-    "claimed_readings",
-    "keyed_items",
-    "permute_cohort",
-    "planted_days",
-    "readings_table",
-]
-
 AUDITED_TYPES = (
     "acute_strain",
     "differential_rhr",

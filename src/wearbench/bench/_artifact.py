@@ -13,8 +13,6 @@ from wearbench._folder import replaced_folder
 from wearbench._jsonfile import read_json_object
 from wearbench.questions import Item, UserContext
 
-__all__ = ["ITEMS", "MANIFEST", "load_context", "read_items", "read_manifest", "write_artifact"]
-
 ITEMS = "items.jsonl"
 MANIFEST = "manifest.json"
 DATASHEET = "datasheet.md"

@@ -10,8 +10,6 @@ import numpy as np
 from wearbench.bench._generate import Pending, stable_rng
 from wearbench.questions import LETTERS, Item
 
-__all__ = ["assemble"]
-
 
 def _positions(n: int, seed: int, group: str) -> np.ndarray:
     """Answer positions 0–9 for ``n`` items: each used ⌊n/10⌋ or ⌈n/10⌉ times, order shuffled."""

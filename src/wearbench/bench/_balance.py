@@ -38,16 +38,6 @@ import numpy as np
 from wearbench.bench._generate import Pending
 from wearbench.bench._prior import prior_hit
 
-__all__ = [
-    "MAX_ANSWER_SHARE",
-    "PRIOR_CHANCE",
-    "WORDING_ALPHA",
-    "balance",
-    "class_cap",
-    "option_template",
-    "prior_excess",
-]
-
 #: Largest share of a type's items that may have the same correct claim.
 MAX_ANSWER_SHARE = 0.20
 #: Smallest one-sided p-value an option wording's correct count may have (chance: 1 in 10).

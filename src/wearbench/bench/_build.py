@@ -24,8 +24,6 @@ from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
 from wearbench.questions import QuestionType, UserContext, contexts_from_cohort
 
-__all__ = ["MAX_FDR", "BuildResult", "build_benchmark"]
-
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
 

@@ -10,15 +10,6 @@ from scipy import stats
 
 from wearbench.questions import LETTERS, Item, graph_references
 
-__all__ = [
-    "OFFICIAL_COUNTS",
-    "audit_lines",
-    "build_stats",
-    "reference_stats",
-    "render_datasheet",
-    "zero_item_types",
-]
-
 #: Label counts of the official WearableQA release (4,084 items; README of
 #: facebookresearch/WearableQA, table "Axis / Split / Count": grounding population / literature
 #: 3,154 / 930).

@@ -6,8 +6,6 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Protocol, TypeVar
 
-__all__ = ["Executor", "LocalExecutor"]
-
 T = TypeVar("T")
 R = TypeVar("R")
 

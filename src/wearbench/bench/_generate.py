@@ -23,17 +23,6 @@ from wearbench.questions import (
     question_type,
 )
 
-__all__ = [
-    "Pending",
-    "UserResult",
-    "UserTask",
-    "generate_user",
-    "instantiate",
-    "stable_rng",
-    "type_instances",
-    "type_names",
-]
-
 
 def stable_rng(seed: int, *keys: str) -> np.random.Generator:
     """A generator fixed by ``seed`` and string keys, independent of processing order."""

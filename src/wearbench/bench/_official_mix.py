@@ -29,8 +29,6 @@ from wearbench.bench._balance import order_key
 from wearbench.bench._datasheet import OFFICIAL_COUNTS
 from wearbench.bench._generate import Pending
 
-__all__ = ["OFFICIAL_GROUNDING", "label_shares", "match_official", "official_cell"]
-
 #: wearbench grounding label → the official two-valued grounding axis it is matched under.
 OFFICIAL_GROUNDING: Mapping[str, str] = {
     "literature": "literature",

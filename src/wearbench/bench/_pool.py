@@ -11,8 +11,6 @@ from wearbench.cohort import METRIC_NAMES
 from wearbench.primitives import nan_stat, ols_slope
 from wearbench.questions import WINDOW_DAYS, CohortPool, QuestionType, UserContext
 
-__all__ = ["build_pool"]
-
 
 def build_pool(
     contexts: Sequence[UserContext],

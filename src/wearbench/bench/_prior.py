@@ -36,18 +36,6 @@ from wearbench.questions.types.cohort_position import reading
 from wearbench.questions.types.conditional_effect import USUAL_DIRECTION
 from wearbench.questions.types.coupling_lag import USUAL_COUPLING
 
-__all__ = [
-    "SEASON_PEAK",
-    "USUAL_COUPLING",
-    "USUAL_RESPONSE",
-    "PriorAudit",
-    "prior_answers",
-    "prior_audit",
-    "prior_hit",
-    "prior_pick",
-    "prior_scores",
-]
-
 OptionSpec = tuple[str, Mapping[str, Any]]
 Scorer = Callable[[str, Sequence[OptionSpec]], np.ndarray]
 

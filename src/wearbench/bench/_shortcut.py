@@ -27,16 +27,6 @@ from wearbench.bench._balance import option_template
 from wearbench.bench._generate import stable_rng
 from wearbench.questions import LETTERS, Item
 
-__all__ = [
-    "AUDIT_FEATURES",
-    "FEATURES",
-    "ShortcutAudit",
-    "option_features",
-    "shortcut_audit",
-    "text_only_answers",
-    "varying_features",
-]
-
 FEATURES: tuple[str, ...] = (
     "length_z",
     "length_rank",

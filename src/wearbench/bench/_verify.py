@@ -12,8 +12,6 @@ from wearbench._errors import WearbenchError
 from wearbench.bench._artifact import load_context, read_items
 from wearbench.questions import Item, UserContext, question_type, run_graph
 
-__all__ = ["IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"]
-
 #: ``grounding_ref`` of items imported from an official release: they carry no graph.
 IMPORTED_REF = "official"
 

@@ -27,8 +27,6 @@ from wearbench.cohort._schema import (
 from wearbench.cohort._tables import BLOOD, DAILY, DEMOGRAPHICS, REFERENCE, TableSpec, iter_rows
 from wearbench.cohort._units import COLUMN_SHARE, diagnose_scale, unit_words
 
-__all__ = ["check_tables"]
-
 _BOUNDS: dict[str, dict[str, tuple[float, float, str]]] = {
     DAILY.name: {m.name: (m.lo, m.hi, m.unit) for m in METRICS},
     BLOOD.name: {b.name: (b.lo, b.hi, b.unit) for b in BIOMARKERS},

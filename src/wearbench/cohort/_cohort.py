@@ -12,8 +12,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.cohort._schema import BIOMARKER_NAMES, DEMOGRAPHIC_COLUMNS, METRIC_NAMES, PERCENTILES
 
-__all__ = ["Cohort", "UserRecord", "empty_tables"]
-
 
 @dataclass(frozen=True)
 class UserRecord:

@@ -23,8 +23,6 @@ from wearbench.cohort._cohort import Cohort
 from wearbench.cohort._resolve import ReferenceResolver, table_kind
 from wearbench.cohort._schema import BIOMARKER_NAMES, METRIC_NAMES, PERCENTILES, REFERENCE_METRICS, age_band
 
-__all__ = ["REFERENCED_METRICS", "UserContext", "contexts_from_cohort"]
-
 #: Metrics an item may compare against peers (the resolver keeps leave-out data for these).
 REFERENCED_METRICS: tuple[str, ...] = (*REFERENCE_METRICS, "vo2max")
 

@@ -16,8 +16,6 @@ import pandas as pd
 from wearbench.cohort._cohort import Cohort
 from wearbench.cohort._schema import BIOMARKERS, METRICS, REFERENCE_METRICS
 
-__all__ = ["QUANTILES", "describe_cohort", "summary"]
-
 #: Percentiles reported for every distribution.
 QUANTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
 #: Fewest joint days for a within-user correlation.

@@ -23,8 +23,6 @@ from typing import Any
 
 from wearbench.cohort._schema import AGE_BANDS, PERCENTILES, SEXES
 
-__all__ = ["EXTERNAL_METRICS", "ExternalReference", "external_reference", "external_sources"]
-
 #: Metrics with a checked external reference (kept equal to the CSV's metrics by a test).
 EXTERNAL_METRICS: tuple[str, ...] = ("resting_hr", "vo2max")
 

@@ -26,8 +26,6 @@ from wearbench.cohort._tables import TABLES, canonical_table, frame_to_arrow, is
 if TYPE_CHECKING:
     from wearbench.cohort._cohort import Cohort
 
-__all__ = ["canonical_json", "cohort_tables", "content_hash", "hash_tables", "json_default"]
-
 _MAGIC = b"wearbench-cohort-content/1\n"
 
 

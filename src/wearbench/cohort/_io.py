@@ -33,8 +33,6 @@ from wearbench.cohort._schema import SCHEMA_VERSION
 from wearbench.cohort._tables import BLOOD, DAILY, DEMOGRAPHICS, REFERENCE, TABLES
 from wearbench.cohort._validate import MANIFEST, TRUTH_FILE, inspect_folder, inspect_tables
 
-__all__ = ["load_cohort", "read_manifest", "save_cohort"]
-
 #: Fixed Parquet writer settings (changing any of them changes every file's bytes).
 _PARQUET_OPTIONS: dict[str, Any] = {
     "version": "2.6",

@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Problem", "ValidationReport"]
-
 
 @dataclass(frozen=True)
 class Problem:

@@ -9,15 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = [
-    "PUBLISHED_CAVEAT",
-    "PUBLISHED_FIGURES",
-    "PUBLISHED_HEADER",
-    "PublishedFigure",
-    "published_comparison",
-    "published_table_rows",
-]
-
 #: Said wherever the comparison is shown: what the numbers are, and what a gap does not mean.
 PUBLISHED_CAVEAT = (
     "A sanity check on scale and direction, not a validation: each published figure measured another "

@@ -17,8 +17,6 @@ from wearbench.cohort._schema import (
     metric,
 )
 
-__all__ = ["ALL_PERCENTILES", "group_summary", "reference_percentiles"]
-
 #: Every percentile cut a reference row holds, ascending.
 ALL_PERCENTILES: tuple[int, ...] = tuple(sorted((*PERCENTILES, *EXTRA_PERCENTILES)))
 _VALUES = [*[f"p{p}" for p in PERCENTILES], *[f"p{p}" for p in EXTRA_PERCENTILES], "mean", "sd"]

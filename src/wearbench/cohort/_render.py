@@ -11,8 +11,6 @@ from rich.table import Table
 
 from wearbench.cohort._published import PUBLISHED_CAVEAT, PUBLISHED_HEADER, published_table_rows
 
-__all__ = ["render_describe"]
-
 
 def _f(x: Any, digits: int = 1) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):

@@ -34,18 +34,6 @@ from wearbench.cohort._external import external_reference
 from wearbench.cohort._reference import ALL_PERCENTILES, group_summary, user_groups
 from wearbench.cohort._schema import age_band
 
-__all__ = [
-    "MIN_DAYS",
-    "MIN_DAYS_BY_METRIC",
-    "MIN_USERS",
-    "REFERENCE_KINDS",
-    "ReferenceCell",
-    "ReferenceKind",
-    "ReferenceResolver",
-    "TableKind",
-    "table_kind",
-]
-
 ReferenceKind = Literal["population", "cohort", "external"]
 TableKind = Literal["population", "cohort_self"]
 REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("population", "cohort", "external")

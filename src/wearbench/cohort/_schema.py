@@ -10,28 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = [
-    "AGE_BANDS",
-    "BIOMARKERS",
-    "BIOMARKER_NAMES",
-    "DAILY_KEYS",
-    "DEMOGRAPHIC_COLUMNS",
-    "ETHNICITIES",
-    "EXTRA_PERCENTILES",
-    "METRICS",
-    "METRIC_NAMES",
-    "PERCENTILES",
-    "REFERENCE_METRICS",
-    "SCHEMA_VERSION",
-    "SEXES",
-    "Biomarker",
-    "Metric",
-    "age_band",
-    "from_wearableqa",
-    "metric",
-    "to_wearableqa",
-]
-
 SCHEMA_VERSION = 1
 
 Domain = Literal["cardio", "activity", "sleep", "stress"]
@@ -111,9 +89,6 @@ METRICS: tuple[Metric, ...] = (
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 _METRIC_BY_NAME = {m.name: m for m in METRICS}
 _METRIC_BY_WQA = {m.wearableqa: m for m in METRICS}
-
-#: Key columns of the daily table, in order.
-DAILY_KEYS: tuple[str, str] = ("user_id", "date")
 
 
 @dataclass(frozen=True)

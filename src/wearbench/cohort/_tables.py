@@ -27,20 +27,6 @@ from wearbench.cohort._schema import (
     PERCENTILES,
 )
 
-__all__ = [
-    "BLOOD",
-    "DAILY",
-    "DEMOGRAPHICS",
-    "REFERENCE",
-    "TABLES",
-    "TableSpec",
-    "arrow_to_frame",
-    "canonical_table",
-    "frame_to_arrow",
-    "is_string_type",
-    "iter_rows",
-]
-
 ColumnKind = Literal["string", "date", "float", "int"]
 
 _ARROW: dict[ColumnKind, pa.DataType] = {
@@ -90,10 +76,6 @@ class TableSpec:
     def kind(self, column: str) -> ColumnKind | None:
         """Kind of a canonical column, ``None`` for an unexpected one."""
         return dict(self.columns).get(column)
-
-    def arrow_schema(self) -> pa.Schema:
-        """The canonical Arrow schema (no metadata)."""
-        return pa.schema([pa.field(c, _ARROW[k]) for c, k in self.columns])
 
 
 DAILY = TableSpec(

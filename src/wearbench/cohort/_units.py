@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Conversion", "diagnose_scale", "unit_words"]
-
 #: Share of non-missing values that must be out of range before the column is diagnosed.
 COLUMN_SHARE = 0.5
 #: Share of values a factor must bring into range to be named as the cause.

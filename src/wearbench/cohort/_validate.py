@@ -27,8 +27,6 @@ from wearbench.cohort._problems import Findings, ValidationReport, fmt_value
 from wearbench.cohort._schema import SCHEMA_VERSION
 from wearbench.cohort._tables import TABLES, arrow_to_frame, frame_to_arrow
 
-__all__ = ["MANIFEST", "TRUTH_FILE", "Inspection", "inspect_folder", "inspect_tables", "validate_cohort"]
-
 MANIFEST = "cohort.json"
 TRUTH_FILE = "ground_truth.json"
 IN_MEMORY = "<in-memory cohort>"

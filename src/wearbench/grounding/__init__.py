@@ -1,6 +1,5 @@
 """Grounding: literature cards and population patterns with statistical gates (WearableQA §3.3)."""
 
-# --- literature cards (grounding/_cards.py) ---
 from wearbench.grounding._cards import (
     Card,
     CardError,
@@ -11,20 +10,6 @@ from wearbench.grounding._cards import (
     load_cards,
     load_cards_from,
 )
-
-__all__ = [
-    "Card",
-    "CardError",
-    "Study",
-    "card",
-    "cards_markdown",
-    "load_card_file",
-    "load_cards",
-    "load_cards_from",
-]
-# --- end literature cards ---
-
-# --- population gates (grounding/_gates.py and the other private modules but _cards.py) ---
 from wearbench.grounding._concordance import (
     BIN_DEAD_BAND,
     POLARITY,
@@ -34,7 +19,6 @@ from wearbench.grounding._concordance import (
     concordance_pass_batch,
 )
 from wearbench.grounding._conditional import (
-    CUT_STABILITY,
     EFFECT_DEAD_BAND,
     EFFECT_EDGES,
     conditional_gates,
@@ -43,7 +27,6 @@ from wearbench.grounding._conditional import (
     conditional_prefilter,
 )
 from wearbench.grounding._coupling import (
-    BOOT_MIN_OVERLAP,
     MAX_LAG,
     CouplingOutcome,
     coupling_gates,
@@ -53,8 +36,6 @@ from wearbench.grounding._coupling import (
 )
 from wearbench.grounding._families import coupling_null, family_null, window_stacks
 from wearbench.grounding._gates import (
-    BASELINE_WINDOWS,
-    HALF_MIN_OVERLAP,
     MARGIN_DEAD_BAND,
     MAX_FDR,
     MIN_ABS_R,
@@ -73,28 +54,16 @@ from wearbench.grounding._gates import (
     null_test,
     stability_gate,
 )
-from wearbench.grounding._kernels import (
-    best_lag_index,
-    bootstrap_weights,
-    lag_corr_counts,
-    lodo_lag_corr,
-    lodo_weights,
-    weighted_lag_corr,
-    weighted_mean,
-)
+from wearbench.grounding._kernels import best_lag_index, bootstrap_weights, lodo_lag_corr, weighted_lag_corr
 from wearbench.grounding._pairs import DEFINITIONAL_PAIRS, EMPIRICAL_PAIRS, LOCKSTEP_PAIRS, Pair, pair_by_name
 from wearbench.grounding._spread import position_weights, spread_window
 
-__all__ += [
-    "BASELINE_WINDOWS",
+__all__ = [
     "BIN_DEAD_BAND",
-    "BOOT_MIN_OVERLAP",
-    "CUT_STABILITY",
     "DEFINITIONAL_PAIRS",
     "EFFECT_DEAD_BAND",
     "EFFECT_EDGES",
     "EMPIRICAL_PAIRS",
-    "HALF_MIN_OVERLAP",
     "LOCKSTEP_PAIRS",
     "MARGIN_DEAD_BAND",
     "MAX_FDR",
@@ -106,13 +75,18 @@ __all__ += [
     "POLARITY",
     "R_DEAD_BAND",
     "R_EDGES",
+    "Card",
+    "CardError",
     "CouplingOutcome",
     "GateResult",
     "NullResult",
     "Pair",
+    "Study",
     "best_lag_index",
     "bootstrap_gate",
     "bootstrap_weights",
+    "card",
+    "cards_markdown",
     "combine",
     "concordance_gates",
     "concordance_label",
@@ -128,10 +102,11 @@ __all__ += [
     "effect_prefilter",
     "effect_size_gate",
     "family_null",
-    "lag_corr_counts",
+    "load_card_file",
+    "load_cards",
+    "load_cards_from",
     "lodo_gate",
     "lodo_lag_corr",
-    "lodo_weights",
     "margin_gate",
     "null_test",
     "pair_by_name",
@@ -140,7 +115,5 @@ __all__ += [
     "stability_gate",
     "strongest_gates",
     "weighted_lag_corr",
-    "weighted_mean",
     "window_stacks",
 ]
-# --- end population gates ---

@@ -28,17 +28,6 @@ from typing import Any, Literal
 
 from wearbench._errors import UnknownNameError, WearbenchError
 
-__all__ = [
-    "Card",
-    "CardError",
-    "Study",
-    "card",
-    "cards_markdown",
-    "load_card_file",
-    "load_cards",
-    "load_cards_from",
-]
-
 Direction = Literal["positive", "negative"]
 
 CARD_KEYS = (

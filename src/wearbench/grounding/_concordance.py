@@ -32,15 +32,6 @@ from wearbench.grounding._gates import (
 )
 from wearbench.grounding._kernels import bootstrap_weights, lag_corr_counts, lodo_weights
 
-__all__ = [
-    "BIN_DEAD_BAND",
-    "POLARITY",
-    "R_EDGES",
-    "concordance_gates",
-    "concordance_label",
-    "concordance_pass_batch",
-]
-
 #: +1 when a higher value is better, −1 when lower is better.
 POLARITY: Mapping[str, int] = {
     "resting_hr": -1,

@@ -35,16 +35,6 @@ from wearbench.grounding._gates import (
 )
 from wearbench.grounding._kernels import bootstrap_weights
 
-__all__ = [
-    "CUT_STABILITY",
-    "EFFECT_DEAD_BAND",
-    "EFFECT_EDGES",
-    "conditional_gates",
-    "conditional_label",
-    "conditional_pass_batch",
-    "conditional_prefilter",
-]
-
 #: Magnitude bin edges of |effect| (SD units); effects at or beyond the last edge are not labelled.
 EFFECT_EDGES: tuple[float, ...] = (0.3, 0.6, 0.9, 1.3, 1.8, 2.2, 2.6, 3.0)
 #: Rejected half-width (SD units) around every edge.

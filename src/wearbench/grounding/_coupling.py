@@ -41,16 +41,6 @@ from wearbench.grounding._kernels import (
     weighted_lag_corr,
 )
 
-__all__ = [
-    "BOOT_MIN_OVERLAP",
-    "MAX_LAG",
-    "CouplingOutcome",
-    "coupling_gates",
-    "coupling_pass_batch",
-    "effect_prefilter",
-    "strongest_gates",
-]
-
 #: Largest lag (days) searched, as ``lagged_correlation(max_lag=3)``.
 MAX_LAG = 3
 #: Fewest distinct anchor days for a correlation within a bootstrap resample.

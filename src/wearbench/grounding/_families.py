@@ -18,8 +18,6 @@ from wearbench.grounding._coupling import coupling_pass_batch
 from wearbench.grounding._gates import NullResult, null_test
 from wearbench.grounding._pairs import Pair
 
-__all__ = ["coupling_null", "family_null", "window_stacks"]
-
 FloatArray = NDArray[np.float64]
 BatchStatistic = Callable[[FloatArray, FloatArray], NDArray[np.bool_]]
 

@@ -40,28 +40,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from wearbench.grounding._kernels import weighted_lag_corr
 
-__all__ = [
-    "BASELINE_WINDOWS",
-    "HALF_MIN_OVERLAP",
-    "MARGIN_DEAD_BAND",
-    "MAX_FDR",
-    "MIN_ABS_R",
-    "MIN_MARGIN",
-    "MIN_REPRODUCE",
-    "N_RESAMPLES",
-    "R_DEAD_BAND",
-    "GateResult",
-    "NullResult",
-    "bootstrap_gate",
-    "combine",
-    "derangement",
-    "effect_size_gate",
-    "lodo_gate",
-    "margin_gate",
-    "null_test",
-    "stability_gate",
-]
-
 #: Smallest |correlation| of a promoted coupling (seed: |ρ| ≥ 0.5).
 MIN_ABS_R = 0.5
 #: Half-width of the rejected band around :data:`MIN_ABS_R` (our choice; see the module docstring).

@@ -1,4 +1,4 @@
-"""Vectorised kernels behind the gates: weighted lagged correlations and weighted means.
+"""Vectorised kernels behind the gates: day weights and weighted lagged correlations.
 
 A day bootstrap or a leave-one-day-out pass re-runs a statistic on perturbed copies of the
 same days. Rather than copying arrays, both are expressed as *day weights*: a bootstrap
@@ -19,16 +19,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import NDArray
-
-__all__ = [
-    "best_lag_index",
-    "bootstrap_weights",
-    "lag_corr_counts",
-    "lodo_lag_corr",
-    "lodo_weights",
-    "weighted_lag_corr",
-    "weighted_mean",
-]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -166,18 +156,3 @@ def best_lag_index(r: FloatArray, max_lag: int) -> tuple[IntArray, FloatArray]:
     value = np.take_along_axis(r, idx[..., None], -1)[..., 0]
     none = np.isneginf(np.take_along_axis(key, pos[..., None], -1)[..., 0])
     return np.where(none, -1, idx).astype(np.int64), np.where(none, np.nan, value)
-
-
-def weighted_mean(values: FloatArray, mask: NDArray[np.bool_], weights: FloatArray) -> FloatArray:
-    """``(B,)`` weighted means of ``values[mask]`` (NaN where no weight falls on the mask).
-
-    Args:
-        values: ``(n,)`` daily values (NaN = missing, excluded).
-        mask: ``(n,)`` days included.
-        weights: ``(B, n)`` day weights.
-    """
-    keep = mask & np.isfinite(values)
-    w = weights * keep
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out: FloatArray = (w * np.where(keep, values, 0.0)).sum(-1) / w.sum(-1)
-    return out

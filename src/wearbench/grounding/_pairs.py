@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 from wearbench._labels import PairKind
 
-__all__ = ["DEFINITIONAL_PAIRS", "EMPIRICAL_PAIRS", "LOCKSTEP_PAIRS", "Pair", "pair_by_name"]
-
 
 @dataclass(frozen=True)
 class Pair:

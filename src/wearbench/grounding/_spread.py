@@ -17,8 +17,6 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["position_weights", "spread_window"]
-
 
 def _feasible(i: int, n_classes: int, n_show: int) -> range:
     """Positions ``k`` (classes shown below ``i``) with the whole window on the scale."""

@@ -4,18 +4,17 @@ The official WearableQA release file (export, import, evaluation cache), Hugging
 ``datasets`` Parquet and Inspect (``inspect_ai``) task exports.
 """
 
+from wearbench.interop._common import OFFICIAL_KEYS
 from wearbench.interop._export import (
-    OFFICIAL_KEYS,
     export_official,
     export_official_groups,
-    flat_reference,
     item_reference,
     official_document,
     official_group_documents,
 )
 from wearbench.interop._hf import HF_COLUMNS, HF_PARQUET, ItemData, export_hf, item_data
 from wearbench.interop._import import ImportResult, import_official
-from wearbench.interop._inspect import INSPECT_SAMPLES, INSPECT_TASK, export_inspect, item_prompt, item_sample
+from wearbench.interop._inspect import INSPECT_SAMPLES, INSPECT_TASK, export_inspect
 from wearbench.interop._official_eval import RAW_NAME, jsonl_document, load_official
 
 __all__ = [
@@ -31,12 +30,9 @@ __all__ = [
     "export_inspect",
     "export_official",
     "export_official_groups",
-    "flat_reference",
     "import_official",
     "item_data",
-    "item_prompt",
     "item_reference",
-    "item_sample",
     "jsonl_document",
     "load_official",
     "official_document",

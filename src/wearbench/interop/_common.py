@@ -7,16 +7,6 @@ from typing import Any
 
 from wearbench.cohort import PERCENTILES
 
-__all__ = [
-    "DIGITS",
-    "GT_BALANCING",
-    "MCQ_KEYS",
-    "OFFICIAL_KEYS",
-    "OPTIONAL_MCQ_KEYS",
-    "PCT_KEYS",
-    "official_number",
-]
-
 #: Top-level keys of ``WearableQA_raw.json``, in file order.
 OFFICIAL_KEYS: tuple[str, ...] = (
     "description",

@@ -11,22 +11,11 @@ from wearbench.bench import load_context, read_items, read_manifest
 from wearbench.cohort import BIOMARKER_NAMES, METRICS, age_band, metric
 from wearbench.interop._common import (
     GT_BALANCING,
-    OFFICIAL_KEYS,
     OPTIONAL_MCQ_KEYS,
     PCT_KEYS,
     official_number,
 )
 from wearbench.questions import LETTERS, Item, UserContext
-
-__all__ = [
-    "OFFICIAL_KEYS",
-    "export_official",
-    "export_official_groups",
-    "flat_reference",
-    "item_reference",
-    "official_document",
-    "official_group_documents",
-]
 
 #: ``(age band, sex)`` of a reference cell.
 ReferenceGroup = tuple[str, str]

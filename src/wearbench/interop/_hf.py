@@ -22,8 +22,6 @@ from wearbench.cohort import BIOMARKER_NAMES, METRIC_NAMES, METRICS, from_wearab
 from wearbench.interop._common import official_number
 from wearbench.questions import LETTERS, Item, UserContext
 
-__all__ = ["HF_COLUMNS", "HF_PARQUET", "ItemData", "export_hf", "item_data", "item_labels"]
-
 #: The Parquet file, relative to the export folder.
 HF_PARQUET = "data/test-00000-of-00001.parquet"
 #: Column name → ``datasets`` feature type as written in the card (``list`` = list of strings).

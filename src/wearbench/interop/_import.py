@@ -37,8 +37,6 @@ from wearbench.cohort import (
 from wearbench.interop._common import MCQ_KEYS, OFFICIAL_KEYS, OPTIONAL_MCQ_KEYS
 from wearbench.questions import HISTORY_DAYS, LETTERS, Item, UserContext, contexts_from_cohort
 
-__all__ = ["ImportResult", "import_official"]
-
 _CELL_KEY = re.compile(r"^(p\d+|_\w+|n_users)$")
 
 

@@ -19,8 +19,6 @@ from wearbench.cohort import BIOMARKERS, METRICS
 from wearbench.interop._hf import ItemData, item_data, item_labels
 from wearbench.questions import LETTERS, Item
 
-__all__ = ["INSPECT_SAMPLES", "INSPECT_TASK", "export_inspect", "item_prompt", "item_sample"]
-
 #: Files written by :func:`export_inspect`, relative to the export folder.
 INSPECT_SAMPLES = "samples.jsonl"
 INSPECT_TASK = "wearbench_task.py"

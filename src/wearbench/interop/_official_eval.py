@@ -29,8 +29,6 @@ from wearbench.interop._common import MCQ_KEYS, OFFICIAL_KEYS
 from wearbench.interop._import import import_official
 from wearbench.questions import LETTERS
 
-__all__ = ["RAW_NAME", "jsonl_document", "load_official"]
-
 #: File name of the single-file release looked for next to a ``.jsonl``.
 RAW_NAME = "WearableQA_raw.json"
 _HISTORY = "user_history"

@@ -8,7 +8,7 @@ as ``openai:gpt-4o-mini`` or ``gguf:model.gguf?chat_format=gemma``.
 from wearbench.models._anthropic import AnthropicChat
 from wearbench.models._gguf import GGUFChat
 from wearbench.models._load import load_model
-from wearbench.models._local import gemma_model_path, model_cache_dir, quiet_stderr
+from wearbench.models._local import gemma_model_path, quiet_stderr
 from wearbench.models._openai import OpenAIChat
 from wearbench.models._pricing import cost_usd
 from wearbench.models._redact import redact, register_secret
@@ -49,7 +49,6 @@ __all__ = [
     "gemma_model_path",
     "llama_server",
     "load_model",
-    "model_cache_dir",
     "prompt_hash",
     "quiet_stderr",
     "redact",

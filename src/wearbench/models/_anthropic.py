@@ -16,6 +16,7 @@ from typing import Any
 
 from wearbench.models._openai import (
     LLM_INSTALL_HINT,
+    int_or_none,
     json_object,
     map_sdk_error,
     resolve_api_key,
@@ -35,8 +36,6 @@ from wearbench.models._types import (
     ToolSpec,
     TransientModelError,
 )
-
-__all__ = ["DEFAULT_ANTHROPIC_BASE_URL", "AnthropicChat"]
 
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
@@ -109,14 +108,12 @@ def parse_message(data: Any, what: str) -> ModelOutput:
     except (KeyError, TypeError, AttributeError) as e:
         raise TransientModelError(f"{what}: malformed response, no content blocks ({e!r})") from e
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    tokens = [usage.get(k) for k in ("input_tokens", "output_tokens")]
-    tokens = [t if isinstance(t, int) and not isinstance(t, bool) else None for t in tokens]
     model, reason = data.get("model"), data.get("stop_reason")
     return ModelOutput(
         text="".join(texts),
         tool_calls=calls,
-        prompt_tokens=tokens[0],
-        completion_tokens=tokens[1],
+        prompt_tokens=int_or_none(usage.get("input_tokens")),
+        completion_tokens=int_or_none(usage.get("output_tokens")),
         stop_reason=reason if isinstance(reason, str) else None,
         model=model if isinstance(model, str) else None,
     )
@@ -181,16 +178,13 @@ class AnthropicChat:
             api_key=api_key, base_url=base_url, max_retries=0, timeout=None
         )
 
-    def _map_error(self, e: Exception) -> ModelError:
-        return map_sdk_error(self._sdk, e, self.name)
-
     async def _once(self, kwargs: dict[str, Any]) -> tuple[ModelOutput, float]:
         start = time.perf_counter()
         try:
             raw = await self._client.messages.with_raw_response.create(**kwargs)
             body = await response_text(raw)
         except self._sdk.AnthropicError as e:
-            raise self._map_error(e) from e
+            raise map_sdk_error(self._sdk, e, self.name) from e
         latency = time.perf_counter() - start
         return parse_message(json_object(body, self.name), self.name), latency
 

@@ -20,8 +20,6 @@ from wearbench.models._openai import parse_chat_completion
 from wearbench.models._retry import call_with_retries
 from wearbench.models._types import GenerateConfig, ImagePart, Message, ModelError, ModelOutput, ToolSpec
 
-__all__ = ["GGUF_INSTALL_HINT", "GGUFChat"]
-
 GGUF_INSTALL_HINT = 'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "llama-cpp-python[server]==0.3.36"'
 
 

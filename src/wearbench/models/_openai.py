@@ -33,16 +33,6 @@ from wearbench.models._types import (
     TransientModelError,
 )
 
-__all__ = [
-    "DEFAULT_OPENAI_BASE_URL",
-    "OpenAIChat",
-    "is_loopback",
-    "is_provider_url",
-    "parse_chat_completion",
-    "resolve_api_key",
-    "retry_after_s",
-]
-
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 LLM_INSTALL_HINT = "pip install 'wearbench[llm]'"
 _NO_KEY = "sk-no-key-required"
@@ -228,7 +218,8 @@ def _tool(t: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _int_or_none(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
+    """``value`` if it is an int (not a bool), else None (token counts in a response body)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -258,8 +249,8 @@ def parse_chat_completion(data: Any, what: str) -> ModelOutput:
     return ModelOutput(
         text=text,
         tool_calls=calls,
-        prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
-        completion_tokens=_int_or_none(usage.get("completion_tokens")),
+        prompt_tokens=int_or_none(usage.get("prompt_tokens")),
+        completion_tokens=int_or_none(usage.get("completion_tokens")),
         stop_reason=reason if isinstance(reason, str) else None,
         model=model if isinstance(model, str) else None,
     )
@@ -335,16 +326,13 @@ class OpenAIChat:
             kwargs["tools"] = [_tool(t) for t in tools]
         return kwargs
 
-    def _map_error(self, e: Exception) -> ModelError:
-        return map_sdk_error(self._sdk, e, self.name)
-
     async def _once(self, kwargs: dict[str, Any]) -> tuple[ModelOutput, float]:
         start = time.perf_counter()
         try:
             raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
             body = await response_text(raw)
         except self._sdk.OpenAIError as e:
-            raise self._map_error(e) from e
+            raise map_sdk_error(self._sdk, e, self.name) from e
         latency = time.perf_counter() - start
         return parse_chat_completion(json_object(body, self.name), self.name), latency
 

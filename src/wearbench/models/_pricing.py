@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["PRICES_AS_OF", "PRICES_USD_PER_MTOK", "cost_usd"]
-
 #: Date the prices below were taken (ISO 8601).
 PRICES_AS_OF = "2025-06-01"
 

@@ -12,8 +12,6 @@ import os
 import re
 import threading
 
-__all__ = ["KEY_ENV_VARS", "REDACTED", "redact", "register_secret"]
-
 REDACTED = "[REDACTED]"
 #: Environment variables whose values are always treated as secrets.
 KEY_ENV_VARS: tuple[str, ...] = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")

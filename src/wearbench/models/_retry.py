@@ -13,8 +13,6 @@ from typing import TypeVar
 
 from wearbench.models._types import GenerateConfig, ModelError, TransientModelError
 
-__all__ = ["MAX_BACKOFF_S", "backoff_s", "call_with_retries"]
-
 T = TypeVar("T")
 
 #: Longest wait between two tries, seconds (also caps a server's ``Retry-After``).

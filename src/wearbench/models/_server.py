@@ -19,8 +19,6 @@ from pathlib import Path
 
 from wearbench.models._types import ModelError
 
-__all__ = ["llama_server"]
-
 STARTUP_TIMEOUT_S = 60.0
 
 

@@ -16,22 +16,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from wearbench._errors import WearbenchError
 
-__all__ = [
-    "ChatModel",
-    "GenerateConfig",
-    "ImagePart",
-    "Message",
-    "ModelError",
-    "ModelOutput",
-    "PermanentModelError",
-    "Role",
-    "TextPart",
-    "ToolCall",
-    "ToolSpec",
-    "TransientModelError",
-    "prompt_hash",
-]
-
 Role = Literal["system", "user", "assistant", "tool"]
 
 

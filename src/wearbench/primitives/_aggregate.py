@@ -16,8 +16,6 @@ from numpy.typing import ArrayLike, NDArray
 from wearbench.primitives._common import FloatArray, IntArray, as_series, check_choice, check_int, readonly
 from wearbench.primitives._registry import primitive
 
-__all__ = ["Period", "PeriodStat", "PeriodTable", "WeekSplit", "period_aggregate", "weekday_weekend"]
-
 Period = Literal["week", "month", "quarter"]
 PeriodStat = Literal["mean", "median", "sum", "count"]
 DateArray = NDArray[np.datetime64]

@@ -19,8 +19,6 @@ from numpy.typing import ArrayLike
 from wearbench.primitives._common import FloatArray, IntArray, as_series, check_choice, check_int, readonly
 from wearbench.primitives._registry import primitive
 
-__all__ = ["MAD_TO_SD", "Baseline", "BaselineMethod", "robust_zscore", "rolling_baseline", "zscore"]
-
 BaselineMethod = Literal["mean_sd", "median_mad"]
 _METHODS: tuple[BaselineMethod, ...] = ("mean_sd", "median_mad")
 

@@ -19,8 +19,6 @@ from wearbench.primitives._common import check_choice
 from wearbench.primitives._cutoffs import ANY_SEX, FLAG_BIOMARKERS, Rule, cutoff_tables
 from wearbench.primitives._registry import primitive
 
-__all__ = ["FLAG_BIOMARKERS", "Flag", "homa_ir", "threshold_flags"]
-
 
 @dataclass(frozen=True)
 class Flag:

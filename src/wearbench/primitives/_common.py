@@ -12,8 +12,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["FloatArray", "IntArray", "as_series", "check_choice", "check_int", "check_real", "readonly"]
-
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 

@@ -19,8 +19,6 @@ from numpy.typing import ArrayLike
 from wearbench.primitives._common import as_series, check_choice, check_int, check_real
 from wearbench.primitives._registry import primitive
 
-__all__ = ["ConditionalEffect", "Side", "conditional_mean_difference"]
-
 Side = Literal["below", "above"]
 
 

@@ -27,8 +27,6 @@ from wearbench.primitives._common import (
 )
 from wearbench.primitives._registry import primitive
 
-__all__ = ["CorrMethod", "LagCorrelation", "PairWinner", "argmax_pair", "lagged_correlation"]
-
 CorrMethod = Literal["pearson", "spearman"]
 
 

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["FLAG_BIOMARKERS", "Band", "Rule", "cutoff_tables", "sources"]
-
 #: Biomarkers every cut-off table must define (and :func:`threshold_flags` reports), in order.
 FLAG_BIOMARKERS: tuple[str, ...] = (
     "fasting_glucose",

@@ -17,8 +17,6 @@ from wearbench.primitives._baselines import BaselineMethod, _window_mean_sd, zsc
 from wearbench.primitives._common import FloatArray, as_series, check_choice, check_int, check_real
 from wearbench.primitives._registry import primitive
 
-__all__ = ["Direction", "Run", "excursion_count", "excursions", "recovery_time"]
-
 Direction = Literal["above", "below"]
 
 

@@ -14,8 +14,6 @@ from typing import Any
 
 from wearbench.primitives._registry import primitive
 
-__all__ = ["percentile_band", "percentile_rank"]
-
 
 def _int_keys(percentiles: Mapping[Any, float]) -> dict[Any, float]:
     """Decimal-string keys (as JSON round trips produce, e.g. ``"5"``) become ints."""

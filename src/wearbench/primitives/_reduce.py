@@ -16,8 +16,6 @@ from numpy.typing import ArrayLike
 from wearbench.primitives._common import as_series, check_choice, check_int
 from wearbench.primitives._registry import primitive
 
-__all__ = ["count_days", "count_valid", "nan_argext", "nan_stat"]
-
 Stat = Literal["mean", "median", "sd", "min", "max", "sum"]
 
 

@@ -15,6 +15,4 @@ from __future__ import annotations
 
 from wearbench._registry import registered
 
-__all__ = ["primitive"]
-
 primitive = registered("primitive")

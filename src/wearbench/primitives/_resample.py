@@ -16,8 +16,6 @@ from numpy.typing import ArrayLike, NDArray
 from wearbench._registry import registry
 from wearbench.primitives._common import check_int
 
-__all__ = ["bootstrap_days", "bootstrap_indices", "leave_one_day_out"]
-
 
 def _resolve(fn: Callable[..., Any] | str) -> Callable[..., Any]:
     if isinstance(fn, str):

@@ -19,8 +19,6 @@ from numpy.typing import ArrayLike
 from wearbench.primitives._common import as_series, check_choice, check_int
 from wearbench.primitives._registry import primitive
 
-__all__ = ["Shift", "focus_shift", "sustained_level"]
-
 
 @primitive(inputs=("values",), output="float", units="same as input", cost="cheap")
 def sustained_level(

@@ -15,8 +15,6 @@ from scipy import stats
 from wearbench.primitives._common import FloatArray, as_series, check_int, check_real
 from wearbench.primitives._registry import primitive
 
-__all__ = ["Slope", "ols_slope", "theil_sen_slope", "window_change"]
-
 _NAN = float("nan")
 
 

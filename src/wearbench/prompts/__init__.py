@@ -11,13 +11,11 @@ a :class:`Setting` names the representation, mode and ablations;
 from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
 from wearbench.prompts._messages import (
     AGENT_TOOL,
-    FALLBACK_REPRESENTATION,
     agent_messages,
     available_representations,
     build_messages,
     multiview_followup,
     multiview_messages,
-    question_text,
 )
 from wearbench.prompts._parse import parse_letter, parse_representation_choice
 from wearbench.prompts._plots import plot, plot_grouped, range_groups
@@ -32,14 +30,12 @@ from wearbench.prompts._view import (
     Series,
     Setting,
     agent_frame,
-    column_name,
     data_view,
 )
 
 __all__ = [
     "ABLATIONS",
     "AGENT_TOOL",
-    "FALLBACK_REPRESENTATION",
     "IMAGE_TOKENS",
     "MODES",
     "NA",
@@ -57,7 +53,6 @@ __all__ = [
     "available_representations",
     "build_messages",
     "column",
-    "column_name",
     "context_text",
     "count_tokens",
     "csv",
@@ -72,7 +67,6 @@ __all__ = [
     "plot",
     "plot_grouped",
     "prompt_tokens",
-    "question_text",
     "range_groups",
     "row",
     "summary_stats",

@@ -16,17 +16,6 @@ import numpy as np
 from wearbench.cohort import ReferenceCell, metric
 from wearbench.prompts._view import DataView, Series
 
-__all__ = [
-    "NA",
-    "STATS_COLUMNS",
-    "SummaryStats",
-    "compact",
-    "context_text",
-    "fmt",
-    "series_header",
-    "summary_stats",
-]
-
 NA = "NA"
 _LAST_DAYS = 7
 

@@ -17,21 +17,8 @@ from wearbench.prompts._format import context_text
 from wearbench.prompts._view import DataView, Setting, column_name, data_view
 from wearbench.questions import LETTERS, Item, UserContext
 
-__all__ = [
-    "AGENT_TOOL",
-    "FALLBACK_REPRESENTATION",
-    "agent_messages",
-    "available_representations",
-    "build_messages",
-    "multiview_followup",
-    "multiview_messages",
-    "question_text",
-]
-
 #: Name of the Python tool agent mode offers (the runner's tool must use it).
 AGENT_TOOL = "python"
-#: What the runner shows when a multiview choice cannot be parsed.
-FALLBACK_REPRESENTATION = "csv"
 
 _ROLE = (
     "You are a careful health-data analyst. You are given one person's daily wearable records "

@@ -7,8 +7,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["parse_letter", "parse_representation_choice"]
-
 _OPEN = r"(?P<open>\*\*|\*|__|\(|\[|`|\"|')?"
 _CLOSE = r"(?P<close>\*\*|\*|__|\)|\]|`|\"|')?"
 _VERB = r"(?:i\s+(?:would\s+|will\s+|'ll\s+|’ll\s+)?|i['’]d\s+)(?:choose|select|pick|go\s+with)"

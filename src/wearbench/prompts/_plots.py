@@ -23,8 +23,6 @@ from wearbench.prompts._format import context_text, series_header
 from wearbench.prompts._text import Parts, representation
 from wearbench.prompts._view import DataView, Series
 
-__all__ = ["plot", "plot_grouped", "range_groups"]
-
 _SIZE_IN = (9.0, 3.0)
 _DPI = 100
 _MAX_TICKS = 6

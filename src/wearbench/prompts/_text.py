@@ -22,8 +22,6 @@ from wearbench.prompts._format import (
 )
 from wearbench.prompts._view import DataView, column_name
 
-__all__ = ["Parts", "column", "csv", "csv_stats", "markdown", "markdown_stats", "representation", "row"]
-
 Parts = tuple[TextPart | ImagePart, ...]
 
 #: Decorator factory registering a representation (tags: ``image`` bool, ``stats`` bool).

@@ -18,12 +18,9 @@ from typing import Any
 
 from wearbench.models import ImagePart, Message, gemma_model_path, quiet_stderr
 
-__all__ = ["IMAGE_TOKENS", "TokenCount", "approx_tokens", "count_tokens", "prompt_tokens"]
-
 #: Tokens charged per image: Gemma 3's SigLIP encoder turns every image into 256 soft tokens,
 #: plus begin/end-of-image markers (258). Other providers differ; this is an estimate.
 IMAGE_TOKENS = 258
-_MODEL_FILE = "gemma3-270m-q4_k_m.gguf"
 #: GPT-2's pre-tokenizer pattern (contractions, letter runs, digit runs, other runs, spaces).
 _PRETOKEN = re.compile(r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+""")
 _PIECE = 4

@@ -27,19 +27,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import BIOMARKERS, METRICS, ReferenceCell, age_band
 from wearbench.questions import Item, UserContext, graph_references
 
-__all__ = [
-    "ABLATIONS",
-    "MODES",
-    "BloodValue",
-    "DataView",
-    "Mode",
-    "Series",
-    "Setting",
-    "agent_frame",
-    "column_name",
-    "data_view",
-]
-
 Mode = Literal["direct", "cot", "agent", "multiview"]
 MODES: tuple[Mode, ...] = ("direct", "cot", "agent", "multiview")
 #: Ablations from the WearableQA paper: drop the time series, the long history (window only),

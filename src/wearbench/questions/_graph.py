@@ -34,8 +34,6 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.cohort import PERCENTILES, ReferenceCell, UserContext, age_band
 
-__all__ = ["Drop", "Graph", "Ref", "graph_references", "jsonable", "run_graph"]
-
 
 class Drop(Exception):
     """Raised by a question type (or its graph) when it cannot pose a well-defined question here."""

@@ -1,8 +1,7 @@
-"""Small shared helpers for question types: coverage checks, magnitude bins, number wording."""
+"""Small shared helpers for question types: coverage checks, metric choice, option layout, number wording."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
@@ -13,24 +12,10 @@ from wearbench.cohort import UserContext
 from wearbench.cohort import metric as metric_spec
 from wearbench.questions._qtype import Drop
 
-__all__ = [
-    "choose_metric",
-    "fmt_value",
-    "keep_share",
-    "magnitude_edges",
-    "metric_phrase",
-    "near_edge",
-    "paired_options",
-    "require_coverage",
-    "thin",
-    "weighted_sample",
-]
-
 
 def require_coverage(values: np.ndarray, min_share: float, what: str) -> None:
     """Raise :class:`Drop` unless at least ``min_share`` of ``values`` are present."""
-    share = float(np.isfinite(values).mean()) if values.size else 0.0
-    if share < min_share:
+    if _share(values) < min_share:
         raise Drop(f"too few days present for the question ({what})")
 
 
@@ -55,40 +40,6 @@ def choose_metric(
 
 def _share(values: np.ndarray) -> float:
     return float(np.isfinite(values).mean()) if values.size else 0.0
-
-
-def magnitude_edges(pool_values: np.ndarray, n_bins: int) -> list[float]:
-    """``n_bins + 1`` increasing edges from 0 to inf at cohort quantiles of ``|pool_values|``.
-
-    Raises:
-        Drop: If the pool is too small or degenerate to give distinct edges.
-    """
-    mags = np.abs(pool_values[np.isfinite(pool_values)])
-    if mags.size < 2 * n_bins:
-        raise Drop("cohort pool too small for magnitude bins")
-    qs = np.quantile(mags, np.linspace(0, 1, n_bins + 1)[1:-1])
-    edges = [0.0, *(_round_nice(float(q)) for q in qs), math.inf]
-    if any(b <= a for a, b in itertools.pairwise(edges)):
-        raise Drop("cohort magnitude quantiles are not distinct")
-    return edges
-
-
-def _round_nice(x: float) -> float:
-    """Round to two significant digits (readable option text, stable edges)."""
-    if x == 0:
-        return 0.0
-    digits = 1 - math.floor(math.log10(abs(x)))
-    return round(x, digits)
-
-
-def near_edge(value: float, edges: Sequence[float], dead_band: float) -> bool:
-    """Whether ``value`` lies within ``dead_band`` (relative to the bin width) of an inner edge."""
-    inner = [e for e in edges if 0 < e < math.inf]
-    for i, e in enumerate(inner):
-        width = e - (inner[i - 1] if i else 0.0)
-        if abs(value - e) <= dead_band * width:
-            return True
-    return False
 
 
 def fmt_value(value: float, metric: str) -> str:

@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["LETTERS", "Item", "item_id"]
-
 LETTERS: tuple[str, ...] = tuple("ABCDEFGHIJ")
 
 

@@ -29,20 +29,8 @@ import numpy as np
 from wearbench._labels import Labels, PairKind
 from wearbench._registry import registered, registry
 from wearbench.cohort import UserContext
-from wearbench.questions._graph import Drop, Graph
-
-__all__ = [
-    "HISTORY_DAYS",
-    "WINDOW_DAYS",
-    "CohortPool",
-    "Draft",
-    "Drop",
-    "Option",
-    "QuestionType",
-    "question",
-    "question_type",
-    "table",
-]
+from wearbench.questions._graph import Drop as Drop  # re-exported: question types import it from here
+from wearbench.questions._graph import Graph
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -22,29 +22,6 @@ from wearbench.primitives import zscore
 from wearbench.questions._graph import Graph
 from wearbench.questions._qtype import Drop
 
-__all__ = [
-    "BAND",
-    "BAND_ILL",
-    "BASELINE_DAYS",
-    "FOCUS_DAYS",
-    "K_RHR",
-    "NAMES",
-    "T_CO",
-    "T_ILL",
-    "Cond",
-    "Pattern",
-    "RhrCond",
-    "Rule",
-    "State",
-    "candidate_ends",
-    "cosignal_phrase",
-    "option_text",
-    "reading_of",
-    "robust_reading",
-    "state_of",
-    "strain_graph",
-]
-
 #: Days in the focus (the last days of the 28-day window the reading is about).
 FOCUS_DAYS = 3
 BASELINE_DAYS = 28
@@ -70,26 +47,10 @@ class State:
     low: float
     z: Mapping[str, float]
 
-    def up(self, m: str) -> bool:
-        """Co-signal ``m`` at least :data:`T_CO` SD above its baseline."""
-        return self.z[m] >= T_CO
-
-    def down(self, m: str) -> bool:
-        """Co-signal ``m`` at least :data:`T_CO` SD below its baseline."""
-        return self.z[m] <= -T_CO
-
-    def flat(self, *ms: str) -> bool:
-        """Every named co-signal (all of them when none named) within ±:data:`T_CO` SD."""
-        return all(abs(self.z[m]) < T_CO for m in (ms or tuple(self.z)))
-
     @property
     def illness_index(self) -> float:
         """Mean of the illness-direction shifts: (−HRV + sleep − steps) / 3, in SD units."""
         return (-self.z["hrv"] + self.z["sleep_minutes"] - self.z["steps"]) / 3.0
-
-    def illness_like(self) -> bool:
-        """Illness index ≥ :data:`T_ILL`, with HRV and exercise not up."""
-        return self.illness_index >= T_ILL and not self.up("hrv") and not self.up("exercise_minutes")
 
     @property
     def elevated(self) -> bool:
@@ -251,7 +212,7 @@ def robust_reading(state: State, readings: Mapping[str, Rule], index_band: bool 
     """The reading, required to be unique and unchanged across the dead-band.
 
     ``index_band`` also requires the illness index to lie outside its dead-band (for readings
-    that use :meth:`State.illness_like`).
+    that use the illness balance).
 
     Raises:
         Drop: When no reading or several fit, or a near-threshold value decides it.

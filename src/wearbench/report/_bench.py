@@ -10,8 +10,6 @@ from wearbench._errors import WearbenchError
 from wearbench.bench import build_benchmark, verify_benchmark
 from wearbench.scoring import Accuracy, solve_benchmark
 
-__all__ = ["bench_summary", "bench_tables"]
-
 Table = tuple[str, list[str], list[list[str]]]
 
 

@@ -37,8 +37,6 @@ from wearbench.report._plots import (
     save_figure,
 )
 
-__all__ = ["DEMO_STAGES", "DemoResult", "run_demo"]
-
 #: A file every demo folder has (a folder without it is not overwritten).
 DEMO_MARKER = "cohort/cohort.json"
 _TIMELINE_METRICS = ("resting_hr", "hrv", "sleep_minutes", "steps", "stress")

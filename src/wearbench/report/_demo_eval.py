@@ -12,8 +12,6 @@ from wearbench.models import GenerateConfig, gemma_model_path
 from wearbench.runner import RunStore, Setting, evaluate
 from wearbench.scoring import covered_items, score_run
 
-__all__ = ["BASELINES", "demo_eval", "local_gguf_spec"]
-
 #: Baselines every demo evaluates: the oracle must score 100%, the rest near the 10% chance.
 BASELINES = (
     "baseline:oracle",

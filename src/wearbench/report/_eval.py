@@ -36,8 +36,6 @@ from wearbench.scoring import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["report_runs", "write_eval_report"]
-
 
 @dataclass(frozen=True)
 class _Run:

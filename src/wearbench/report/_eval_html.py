@@ -10,19 +10,6 @@ from wearbench.questions import Item
 from wearbench.runner import ResultRow, RunInfo
 from wearbench.scoring import Comparison, RunScore
 
-__all__ = [
-    "comparison_table",
-    "document",
-    "example_item",
-    "figure",
-    "is_baseline",
-    "leaderboard_table",
-    "p_text",
-    "run_label",
-    "section",
-    "table",
-]
-
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
 h1{margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}

@@ -26,16 +26,6 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the [report] extra
     raise WearbenchError("the evaluation report needs matplotlib: pip install 'wearbench[report]'") from e
 
-__all__ = [
-    "blood_markers",
-    "figure_uri",
-    "plot_blood",
-    "plot_label_family",
-    "plot_position_bias",
-    "plot_series",
-    "plot_style",
-]
-
 _COLOURS = (
     "tab:blue",
     "tab:orange",

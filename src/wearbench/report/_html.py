@@ -14,8 +14,6 @@ from wearbench.audit import PlantedAudit
 from wearbench.cohort import METRICS, PUBLISHED_CAVEAT, PUBLISHED_HEADER, published_table_rows
 from wearbench.report._bench import bench_tables
 
-__all__ = ["FIGURE_TITLES", "figure_title", "report_tables", "write_html_report", "write_markdown_report"]
-
 #: Heading of each demo figure, by file stem.
 FIGURE_TITLES: dict[str, str] = {
     "distributions": "Distributions of the daily metrics over all user-days",

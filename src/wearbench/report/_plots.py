@@ -18,16 +18,6 @@ except ImportError as e:  # pragma: no cover - exercised only without the [repor
         "plots need matplotlib: pip install 'wearbench[report]' (make demo installs it)"
     ) from e
 
-__all__ = [
-    "plot_benchmark",
-    "plot_correlations",
-    "plot_distributions",
-    "plot_lag_recovery",
-    "plot_missingness",
-    "plot_user_timeline",
-    "save_figure",
-]
-
 _EPISODE_COLOURS = {
     "illness": "tab:red",
     "stress": "tab:purple",

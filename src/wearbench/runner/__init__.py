@@ -3,23 +3,13 @@
 from wearbench.prompts import ABLATIONS, MODES, Mode, Setting
 from wearbench.runner._bench import OpenBench, open_bench
 from wearbench.runner._records import ResultRow, RunInfo
-from wearbench.runner._run import (
-    MAX_PERMANENT_FAILURES,
-    EvalSummary,
-    RunStopped,
-    evaluate,
-    make_solver,
-    run_solver,
-    select_items,
-)
+from wearbench.runner._run import EvalSummary, RunStopped, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
-from wearbench.runner._store import STORE_NAME, RunStore
+from wearbench.runner._store import RunStore
 
 __all__ = [
     "ABLATIONS",
-    "MAX_PERMANENT_FAILURES",
     "MODES",
-    "STORE_NAME",
     "Answer",
     "EvalSummary",
     "Mode",

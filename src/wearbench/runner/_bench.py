@@ -17,8 +17,6 @@ from pathlib import Path
 from wearbench._errors import WearbenchError
 from wearbench.questions import Item
 
-__all__ = ["OpenBench", "open_bench"]
-
 _ITEMS = "items.jsonl"
 _MANIFEST = "manifest.json"
 

@@ -38,8 +38,7 @@ from wearbench.prompts import (
 from wearbench.runner._solvers import Answer, Sample
 from wearbench.runner._store import RunStore
 
-__all__ = ["CachedModel", "ChatSolver"]
-
+#: What a multiview run shows when the model's choice of representation cannot be parsed.
 _FALLBACK_REPR = "csv"
 
 

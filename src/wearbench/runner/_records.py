@@ -10,8 +10,6 @@ from typing import Any
 
 from wearbench.prompts import Setting
 
-__all__ = ["ResultRow", "RunInfo"]
-
 
 @dataclass(frozen=True)
 class RunInfo:

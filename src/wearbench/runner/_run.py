@@ -25,16 +25,6 @@ from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
-__all__ = [
-    "MAX_PERMANENT_FAILURES",
-    "EvalSummary",
-    "RunStopped",
-    "evaluate",
-    "make_solver",
-    "run_solver",
-    "select_items",
-]
-
 Progress = Callable[[int, int], None]
 
 #: Consecutive permanent failures (HTTP 401/403/404, connection refused) that stop a run.

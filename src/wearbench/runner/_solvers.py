@@ -27,8 +27,6 @@ from wearbench.bench import stable_rng
 from wearbench.prompts import Setting
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
 
-__all__ = ["Answer", "Sample", "Solver", "baseline_solver", "spec_forms"]
-
 baseline = registered("baseline")
 
 

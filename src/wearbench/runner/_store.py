@@ -26,8 +26,6 @@ from wearbench.models import ModelOutput, redact
 from wearbench.prompts import Setting
 from wearbench.runner._records import ResultRow, RunInfo
 
-__all__ = ["STORE_NAME", "RunStore"]
-
 STORE_NAME = "runs.sqlite"
 _SCHEMA_VERSION = 1
 _RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))

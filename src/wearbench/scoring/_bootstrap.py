@@ -13,8 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["cluster_bootstrap_ci", "cluster_totals"]
-
 
 def cluster_totals(
     clusters: Sequence[str], values: Sequence[float]

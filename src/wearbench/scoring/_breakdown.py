@@ -6,7 +6,7 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +16,6 @@ from wearbench.bench import read_items
 from wearbench.questions import LETTERS, Item
 from wearbench.runner import ResultRow, RunInfo, RunStore, select_items
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
-
-__all__ = [
-    "LABEL_FAMILIES",
-    "PositionBias",
-    "RunScore",
-    "align_rows",
-    "check_bench",
-    "covered_items",
-    "is_correct",
-    "position_bias",
-    "score_run",
-    "score_store",
-]
 
 #: Item attributes the accuracy is broken down by (``pair_kind`` skips items without one).
 LABEL_FAMILIES: tuple[str, ...] = ("reasoning", "signals", "grounding", "dependency", "type", "pair_kind")
@@ -54,13 +41,7 @@ class PositionBias:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "chosen": dict(self.chosen),
-            "gold": dict(self.gold),
-            "top_letter": self.top_letter,
-            "top_share": self.top_share,
-            "chi2_p": self.chi2_p,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -307,10 +288,8 @@ def score_run(
     by_id = dict(items) if isinstance(items, Mapping) else {i.id: i for i in items}
     aligned = align_rows(rows, by_id)
     scored = [(by_id[i], r) for i, r in sorted(aligned.items())]
-    if all(r.error is not None for _, r in scored):
-        scored_ok: list[tuple[Item, ResultRow]] = []  # no answer at all: no accuracy, never 0.000
-    else:
-        scored_ok = scored
+    # No answer at all: no accuracy, never 0.000.
+    scored_ok = [] if all(r.error is not None for _, r in scored) else scored
     pairs = [(item, is_correct(r, item)) for item, r in scored_ok]
     k = sum(ok for _, ok in pairs)
     lo, hi = cluster_bootstrap_ci(

@@ -13,8 +13,6 @@ from wearbench.runner import ResultRow
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 from wearbench.scoring._breakdown import align_rows, is_correct
 
-__all__ = ["Comparison", "compare_runs", "mcnemar_exact"]
-
 
 @dataclass(frozen=True)
 class Comparison:

@@ -13,8 +13,6 @@ from wearbench.models import GenerateConfig
 from wearbench.questions import Item
 from wearbench.runner import RunStore, evaluate
 
-__all__ = ["SolveResult", "score_answers", "solve_benchmark"]
-
 
 @dataclass(frozen=True)
 class SolveResult:

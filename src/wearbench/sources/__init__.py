@@ -12,9 +12,7 @@ from wearbench.sources._loader import (
     assemble_cohort,
     import_source,
     loader,
-    reference_summary,
     run_loader,
-    source_names,
 )
 from wearbench.sources._report import ImportLog, ImportReport
 from wearbench.sources.synthetic import synthesize
@@ -29,8 +27,6 @@ __all__ = [
     "import_source",
     "loader",
     "onset_minutes",
-    "reference_summary",
     "run_loader",
-    "source_names",
     "synthesize",
 ]

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["bedtime_regularity", "onset_minutes"]
-
 
 def onset_minutes(onset: pd.Series) -> pd.Series:
     """Sleep onset as minutes after the preceding noon (local time), so a night does not wrap.

@@ -46,17 +46,6 @@ from wearbench.cohort import (
 )
 from wearbench.sources._report import ImportLog, ImportReport
 
-__all__ = [
-    "REPORT_NAME",
-    "LoadedSource",
-    "assemble_cohort",
-    "import_source",
-    "loader",
-    "reference_summary",
-    "run_loader",
-    "source_names",
-]
-
 REPORT_NAME = "import_report.json"
 loader = registered("loader")
 
@@ -79,11 +68,6 @@ class LoadedSource:
     demographics: pd.DataFrame | None = None
     blood: pd.DataFrame | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
-
-
-def source_names() -> list[str]:
-    """Registered loader names."""
-    return registry.names("loader")
 
 
 def _daily_table(daily: pd.DataFrame, log: ImportLog) -> pd.DataFrame:

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_EXAMPLES", "ImportLog", "ImportReport"]
-
 #: Examples kept per repair or rejection kind.
 MAX_EXAMPLES = 5
 

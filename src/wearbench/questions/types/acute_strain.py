@@ -1,15 +1,10 @@
 """Acute strain / illness pattern over the last days of a window (health · cross · window).
 
 Literature card ``rhr_elevation_acute_illness`` (with ``hrv_decline_acute_illness`` and
-``activity_drop_sleep_rise_acute_illness``). The *focus* is the last :data:`FOCUS_DAYS` days of
-the 28-day window. Evidence, all from recorded primitive calls:
-
-- ``rhr_high`` / ``rhr_low``: the level resting HR holds on two consecutive focus days, in SD
-  units of the user's trailing 28-day mean and SD (``zscore`` then ``sustained_level``). Resting
-  HR is *elevated* when ``rhr_high`` ≥ 1.5 and *below baseline* when ``rhr_low`` ≤ −1.5.
-- ``z_<metric>`` for every co-signal (HRV, sleep minutes, steps, exercise minutes, stress): the
-  focus-day mean against the mean and SD of the 28 days before the focus (``focus_shift``); a
-  co-signal is *up* / *down* at ±1 SD.
+``activity_drop_sleep_rise_acute_illness``). The evidence (resting HR held on two consecutive
+focus days, co-signal shifts of the focus days, all in personal SD units) and the dead-bands are
+those of :mod:`wearbench.questions._strain`; the co-signals are HRV, sleep minutes, steps,
+exercise minutes and stress.
 
 The reading is one of ten patterns (:data:`READINGS`, each a :class:`Pattern`: a resting-HR
 state, co-signal movements and optionally the illness balance). The option text is generated
@@ -61,8 +56,6 @@ from wearbench.questions._strain import (
 )
 
 COSIGNALS = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
-
-_ALL = ("hrv", "sleep_minutes", "steps", "exercise_minutes", "stress")
 #: The ten readings as patterns (mutually exclusive except where two genuinely fit; those
 #: windows are dropped).
 READINGS: dict[str, Pattern] = {
@@ -82,9 +75,9 @@ READINGS: dict[str, Pattern] = {
         ),
         "no",
     ),
-    "isolated_rhr": Pattern("up", tuple((m, "steady") for m in _ALL), "no"),
+    "isolated_rhr": Pattern("up", tuple((m, "steady") for m in COSIGNALS), "no"),
     "fitness": Pattern("under"),
-    "no_deviation": Pattern("steady", tuple((m, "steady") for m in _ALL)),
+    "no_deviation": Pattern("steady", tuple((m, "steady") for m in COSIGNALS)),
     "poor_sleep_only": Pattern(
         "steady",
         (("sleep_minutes", "down"), *((m, "steady") for m in ("hrv", "steps", "exercise_minutes", "stress"))),

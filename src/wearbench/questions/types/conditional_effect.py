@@ -69,29 +69,24 @@ class Condition:
     side: Literal["below", "above"]
     quantile: float
     lag: int
-    phrase: str
     responses: tuple[str, ...]
 
 
 CONDITIONS: tuple[Condition, ...] = (
     Condition(
         "short_sleep", "sleep_minutes", "below", 0.2, 0,
-        "after a short-sleep night (sleep minutes at or below the user's own 20th percentile)",
         ("resting_hr", "hrv", "stress"),
     ),
     Condition(
         "poor_sleep_efficiency", "sleep_efficiency", "below", 0.2, 0,
-        "after a night of poor sleep efficiency (at or below the user's own 20th percentile)",
         ("resting_hr", "hrv", "stress"),
     ),
     Condition(
         "high_stress", "stress", "above", 0.8, 1,
-        "on the day after a high-stress day (stress at or above the user's own 80th percentile)",
         ("sleep_efficiency", "hrv", "resting_hr", "sleep_minutes"),
     ),
     Condition(
         "high_activity", "steps", "above", 0.8, 1,
-        "on the day after a high-activity day (steps at or above the user's own 80th percentile)",
         ("resting_hr", "stress", "sleep_minutes"),
     ),
 )  # fmt: skip

@@ -120,11 +120,11 @@ def _lag_text(lag: int, sign: int) -> str:
 
 
 def _options(
-    pair: Pair, first: str, second: str, lag: int, sign: int, rng: np.random.Generator
+    pair: Pair, first: str, lag: int, sign: int, rng: np.random.Generator
 ) -> tuple[Option, list[Option]]:
     """Five consecutive lags × both signs; the answer's lag sits at a spread position among them.
 
-    ``first``/``second`` is the order the question asks in (``lag`` is ``second``'s delay).
+    ``first`` is the signal the question names first (``lag`` is the other signal's delay).
     """
     window = spread_window(lag + MAX_LAG, 2 * MAX_LAG + 1, N_LAGS_SHOWN, LAG_PRIOR, rng)
     combos = [(i - MAX_LAG, s) for i in window for s in (1, -1)]
@@ -216,7 +216,7 @@ class CouplingLag(QuestionType):
         g.output("best_r", lc["best_r"])
         if lc.value.best_lag != lag or np.sign(lc.value.best_r) != outcome.sign:
             raise Drop("primitive and gate kernel disagree")
-        correct, distractors = _options(pair, first, second, lag, outcome.sign, rng)
+        correct, distractors = _options(pair, first, lag, outcome.sign, rng)
         x, y = first.replace("_", " "), second.replace("_", " ")
         text = (
             f"Over the 28 days ending {g.end_date}, at which lag and with which sign is this user's {x} "

@@ -5,16 +5,14 @@ parser, numpy and pandas (pyarrow is imported when :func:`minute_channels` write
 See ``docs/sources-apple-health.md``.
 """
 
-from wearbench.sources.apple_health._generate import WORKOUT_TYPES, write_export
-from wearbench.sources.apple_health._load import collect, load_apple_health, user_id_for
+from wearbench.sources.apple_health._generate import write_export
+from wearbench.sources.apple_health._load import collect, load_apple_health
 from wearbench.sources.apple_health._minutes import CHANNELS, minute_channels
 
 __all__ = [
     "CHANNELS",
-    "WORKOUT_TYPES",
     "collect",
     "load_apple_health",
     "minute_channels",
-    "user_id_for",
     "write_export",
 ]

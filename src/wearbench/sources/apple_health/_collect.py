@@ -20,8 +20,6 @@ from wearbench.sources.apple_health._dedup import WindowedDedup
 from wearbench.sources.apple_health._fastlane import HeartRateLane
 from wearbench.sources.apple_health._parse import parse_time
 
-__all__ = ["CUMULATIVE", "POINT", "SLEEP_STAGES", "Collector", "Workout", "priority"]
-
 _Q = "HKQuantityTypeIdentifier"
 #: Cumulative record types → short name (values are summed over time).
 CUMULATIVE = {

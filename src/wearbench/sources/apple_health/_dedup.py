@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 
 from wearbench.sources._report import ImportLog
 
-__all__ = ["FLUSH", "HORIZON", "Piece", "Samples", "WindowedDedup", "deduplicate", "per_local_day"]
-
 #: Buffered samples of one type before a flush is tried.
 FLUSH = 8192
 #: Out-of-order tolerance (s): samples may arrive up to this much earlier than the latest start.

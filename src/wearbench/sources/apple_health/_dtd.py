@@ -6,8 +6,6 @@ app emits them, used by the generator so synthetic exports look and validate lik
 
 from __future__ import annotations
 
-__all__ = ["APPLE_DTD"]
-
 _ELEMENTS = """\
 <!-- HealthKit Export Version: 14 -->
 <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram|VisionPrescription)*)>

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_SOURCES", "HeartRateLane"]
-
 #: Distinct source texts learnt per export (records of further sources take the slow path).
 MAX_SOURCES = 16
 _OPEN = b'<Record type="HKQuantityTypeIdentifierHeartRate"'

@@ -22,8 +22,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import Cohort
 from wearbench.sources.apple_health._dtd import APPLE_DTD
 
-__all__ = ["SLEEP_STYLES", "WORKOUT_TYPES", "write_export"]
-
 #: The ten workout types used by the generator and the minute channels (most common on Apple Watch).
 WORKOUT_TYPES = (
     "Walking",

@@ -21,8 +21,6 @@ from wearbench.sources.apple_health._collect import Collector, Workout
 from wearbench.sources.apple_health._parse import parse_time, stream
 from wearbench.sources.apple_health._sleep import sleep_daily
 
-__all__ = ["collect", "daily_frame", "load_apple_health", "user_id_for"]
-
 _SEX = {"HKBiologicalSexFemale": "F", "HKBiologicalSexMale": "M"}
 _GENERIC_STEMS = {"export", "apple_health_export"}
 

@@ -27,8 +27,6 @@ from wearbench.sources.apple_health._dedup import Samples, deduplicate
 from wearbench.sources.apple_health._generate import WORKOUT_TYPES
 from wearbench.sources.apple_health._parse import stream
 
-__all__ = ["CHANNELS", "minute_channels"]
-
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

@@ -19,8 +19,6 @@ from xml.parsers import expat
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["CHUNK", "FIRST_CHUNK", "Handler", "export_member", "open_export", "parse_time", "stream"]
-
 #: Bytes fed to the parser per call.
 CHUNK = 1 << 20
 #: Bytes of the first call (the prolog and DTD are about 10 kB).

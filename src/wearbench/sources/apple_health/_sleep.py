@@ -32,8 +32,6 @@ from wearbench.sources._days import bedtime_regularity, onset_minutes
 from wearbench.sources._report import ImportLog
 from wearbench.sources.apple_health._dedup import Where
 
-__all__ = ["CORE_ONLY", "GAP", "NO_IN_BED", "NO_STAGES", "sleep_daily"]
-
 #: Largest gap (s) between segments of one session.
 GAP = 2 * 3600
 Segment = tuple[int, int, int, int, int, int]

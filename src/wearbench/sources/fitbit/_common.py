@@ -13,8 +13,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sources._report import ImportLog
 
-__all__ = ["dates_or_reject", "load_json_list", "numbers_or_reject", "read_csv_checked"]
-
 
 def read_csv_checked(path: Path, required: Sequence[str], name: str | None = None) -> pd.DataFrame:
     """Read a CSV (plain, ``.gz`` or a one-file ``.zip``) as text columns and check its header.

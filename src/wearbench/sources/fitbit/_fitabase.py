@@ -22,8 +22,6 @@ from wearbench.sources._loader import LoadedSource, loader
 from wearbench.sources._report import ImportLog
 from wearbench.sources.fitbit._common import dates_or_reject, numbers_or_reject, read_csv_checked
 
-__all__ = ["load_fitabase", "resting_hr_from_seconds"]
-
 DAY_FMT = "%m/%d/%Y"
 STAMP_FMT = "%m/%d/%Y %I:%M:%S %p"
 #: Days with fewer heart-rate minutes than this get no resting HR.

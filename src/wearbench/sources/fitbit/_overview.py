@@ -18,8 +18,6 @@ from wearbench._errors import WearbenchError
 from wearbench.sources._report import ImportLog
 from wearbench.sources.fitbit._common import numbers_or_reject, read_csv_checked
 
-__all__ = ["pmdata_demographics", "read_xlsx_rows"]
-
 _NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
 _SEX = {"male": "M", "female": "F", "m": "M", "f": "F"}
 

@@ -22,8 +22,6 @@ from wearbench.sources._report import ImportLog
 from wearbench.sources.fitbit._common import load_json_list
 from wearbench.sources.fitbit._overview import pmdata_demographics
 
-__all__ = ["load_pmdata"]
-
 _STAMP = "%Y-%m-%d %H:%M:%S"
 _Record = dict[str, Any]
 _T = TypeVar("_T")

@@ -17,8 +17,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sources._report import ImportLog
 
-__all__ = ["column_date", "parse_times", "read_table", "require_numbers"]
-
 
 def read_table(path: Path, required: Sequence[str], log: ImportLog) -> pd.DataFrame:
     """Read one CSV as strings, check its header, and count its rows.

@@ -32,8 +32,6 @@ from wearbench._errors import WearbenchError
 from wearbench.sources import ImportLog, LoadedSource, loader
 from wearbench.sources.garmin._fitread import FitMessages, read_fit
 
-__all__ = ["fit_daily", "load_fit"]
-
 _MONITORING = frozenset({"monitoring_a", "monitoring_b", "monitoring_daily"})
 _STEP_TYPES = frozenset({"walking", "running"})
 

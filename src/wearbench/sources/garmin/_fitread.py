@@ -17,8 +17,6 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["FitMessages", "read_fit"]
-
 #: Messages kept (others, e.g. per-second ``record``, are only counted).
 KEEP = frozenset(
     {"file_id", "session", "activity", "monitoring_info", "monitoring", "monitoring_hr_data", "weight_scale"}

@@ -35,8 +35,6 @@ from wearbench.sources.garmin._uom_monitor import monitoring_daily
 from wearbench.sources.garmin._uom_nutrition import check_nutrition
 from wearbench.sources.garmin._uom_sleep import nights_daily
 
-__all__ = ["activity_daily", "load_garmin_uom"]
-
 _ACTIVITY = re.compile(r"^UoMActivity(\w+?)\.csv$", re.IGNORECASE)
 _NIGHTS = re.compile(r"^UoM(\w+?)sleeptime\.csv$", re.IGNORECASE)
 _MONITOR = re.compile(r"^UoMsleep(\w+?)\.csv$", re.IGNORECASE)

@@ -28,8 +28,6 @@ import pandas as pd
 from wearbench.sources import ImportLog
 from wearbench.sources.garmin._csv import parse_times, read_table, require_numbers
 
-__all__ = ["MIN_STRESS_SAMPLES", "STRESS_CODES", "local_times", "monitoring_daily"]
-
 #: Fewest valid 5-min stress samples (1 h) for a daily mean.
 MIN_STRESS_SAMPLES = 12
 #: Garmin's negative stress codes.

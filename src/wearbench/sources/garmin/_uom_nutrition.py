@@ -18,8 +18,6 @@ import pandas as pd
 from wearbench.sources._report import ImportLog
 from wearbench.sources.garmin._csv import parse_times, read_table
 
-__all__ = ["SLACK_DAYS", "check_nutrition"]
-
 #: Days a meal may fall outside the participant's first and last wearable day.
 SLACK_DAYS = 31
 _NAME = re.compile(r"UoMNutrition(\d+)\.csv$")

@@ -26,8 +26,6 @@ import pandas as pd
 from wearbench.sources import ImportLog, bedtime_regularity, onset_minutes
 from wearbench.sources.garmin._csv import parse_times, read_table, require_numbers
 
-__all__ = ["nights_daily"]
-
 _NUMBERS = (
     "duration_in_sec",
     "start_time_offset_s",

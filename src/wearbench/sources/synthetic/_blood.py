@@ -18,8 +18,6 @@ from wearbench.sources.synthetic._config import BoolArray, FloatArray
 from wearbench.sources.synthetic._daily import Calendar
 from wearbench.sources.synthetic._traits import Person, sigmoid
 
-__all__ = ["blood_panel", "creatinine_from_egfr"]
-
 #: Clip bounds and rounding decimals per biomarker (inside the schema's plausible ranges).
 _BOUNDS: dict[str, tuple[float, float, int]] = {
     "fasting_glucose": (60, 350, 0),

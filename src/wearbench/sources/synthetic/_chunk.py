@@ -14,8 +14,6 @@ from wearbench.sources.synthetic._episodes import UserPlan, draw_plans, effects
 from wearbench.sources.synthetic._streams import Component, Population, user_rngs
 from wearbench.sources.synthetic._traits import Person, draw_persons
 
-__all__ = ["Chunk", "demographics_frame", "generate_chunk", "user_ids"]
-
 
 @dataclass(frozen=True)
 class Chunk:

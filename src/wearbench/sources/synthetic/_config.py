@@ -13,25 +13,6 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "CHUNK_SIZE",
-    "EPISODE_DURATIONS",
-    "EPISODE_KINDS",
-    "EPISODE_SEPARATION",
-    "ETHNICITY_WEIGHTS",
-    "GENERATOR_NAME",
-    "GENERATOR_VERSION",
-    "MIN_EPISODE_START",
-    "PERSISTENCE",
-    "TRAIT_CORRELATION",
-    "TRAIT_NAMES",
-    "BoolArray",
-    "FloatArray",
-    "IntArray",
-    "SynthParams",
-    "validate_params",
-]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

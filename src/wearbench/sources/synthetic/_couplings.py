@@ -32,18 +32,6 @@ import numpy as np
 from wearbench.sources.synthetic._config import FloatArray, IntArray
 from wearbench.sources.synthetic._traits import Person
 
-__all__ = [
-    "DEFINITIONAL",
-    "DRIVERS",
-    "MENU",
-    "Coupling",
-    "Edge",
-    "Planted",
-    "couple",
-    "driver_signals",
-    "select_couplings",
-]
-
 
 @dataclass(frozen=True)
 class Edge:

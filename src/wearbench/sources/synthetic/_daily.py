@@ -24,8 +24,6 @@ from wearbench.sources.synthetic._persistence import ar1
 from wearbench.sources.synthetic._streams import user_blocks
 from wearbench.sources.synthetic._traits import Person, mifflin_st_jeor
 
-__all__ = ["Calendar", "calendar", "simulate"]
-
 _NORMALS = (
     "sleep_minutes",
     "onset",

@@ -30,8 +30,6 @@ from wearbench.sources.synthetic._episodes import Effects, UserPlan
 from wearbench.sources.synthetic._streams import user_blocks
 from wearbench.sources.synthetic._traits import Person, sigmoid
 
-__all__ = ["DeviceChange", "Recording", "record"]
-
 _NORMALS = (
     "resting_hr",
     "hrv",

@@ -23,8 +23,6 @@ from wearbench.sources.synthetic._config import (
 )
 from wearbench.sources.synthetic._traits import Person, sigmoid
 
-__all__ = ["Effects", "Episode", "TrainingBlock", "UserPlan", "draw_plans", "effects"]
-
 _EPISODE_COUNT_P = (0.12, 0.28, 0.30, 0.18, 0.12)
 _KIND_P = (0.35, 0.25, 0.25, 0.15)
 #: Time constant (days) of training adaptation and detraining.

@@ -17,8 +17,6 @@ import numpy as np
 
 from wearbench.sources.synthetic._config import FloatArray
 
-__all__ = ["ar1"]
-
 
 def ar1(w: FloatArray, phi: FloatArray) -> FloatArray:
     """Stationary AR(1) filter along days, one coefficient per row.

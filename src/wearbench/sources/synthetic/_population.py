@@ -25,8 +25,6 @@ from wearbench.sources.synthetic._config import CHUNK_SIZE, FloatArray, SynthPar
 from wearbench.sources.synthetic._daily import calendar
 from wearbench.sources.synthetic._streams import Population
 
-__all__ = ["POPULATION_METRICS", "median_of_recorded", "reference_table"]
-
 _MIN_DAYS = 14
 #: Metrics of the reference population's table (the core five and VO2max).
 POPULATION_METRICS: tuple[str, ...] = (*REFERENCE_METRICS, "vo2max")

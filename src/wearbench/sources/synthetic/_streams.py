@@ -18,8 +18,6 @@ import numpy as np
 
 from wearbench.sources.synthetic._config import FloatArray
 
-__all__ = ["Component", "Population", "user_blocks", "user_rngs"]
-
 
 class Population(IntEnum):
     """Top-level seed streams."""

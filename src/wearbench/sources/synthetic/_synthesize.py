@@ -16,8 +16,6 @@ from wearbench.sources.synthetic._population import reference_table
 from wearbench.sources.synthetic._streams import Component, Population, user_rngs
 from wearbench.sources.synthetic._truth import TruthBuilder
 
-__all__ = ["synthesize"]
-
 
 def synthesize(
     n_users: int = 200,

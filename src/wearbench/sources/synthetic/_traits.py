@@ -25,8 +25,6 @@ from wearbench.sources.synthetic._config import (
 )
 from wearbench.sources.synthetic._streams import user_blocks
 
-__all__ = ["Person", "draw_persons", "sigmoid"]
-
 _NORMALS = (
     *TRAIT_NAMES,
     "height",

@@ -10,8 +10,6 @@ from wearbench.sources.synthetic._config import GENERATOR_NAME, GENERATOR_VERSIO
 from wearbench.sources.synthetic._couplings import DEFINITIONAL
 from wearbench.sources.synthetic._daily import Calendar
 
-__all__ = ["TruthBuilder"]
-
 #: Metrics a device change affects.
 _CHANGED_METRICS = ["active_kcal", "hrv", "steps"]
 

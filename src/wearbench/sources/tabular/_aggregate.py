@@ -9,8 +9,6 @@ import pandas as pd
 from wearbench.sources._report import ImportLog
 from wearbench.sources.tabular._mapping import MetricMap
 
-__all__ = ["combine", "partial"]
-
 _KEYS = ["user_id", "date"]
 #: Statistics kept per aggregation (``count`` always, to detect several values on one day).
 _STATS = {

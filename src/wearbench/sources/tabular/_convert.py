@@ -12,8 +12,6 @@ from wearbench.sources.tabular._mapping import Mapping, MetricMap
 from wearbench.sources.tabular._read import parse_dates
 from wearbench.sources.tabular._units import UNITS
 
-__all__ = ["chunk_rows"]
-
 LINE = "__line__"
 
 

@@ -20,8 +20,6 @@ from wearbench.sources._report import ImportLog
 from wearbench.sources.tabular._mapping import Mapping
 from wearbench.sources.tabular._read import NUMERIC_DATE, chunks
 
-__all__ = ["date_order"]
-
 _LINE = "__line__"
 
 

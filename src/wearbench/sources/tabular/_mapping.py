@@ -12,8 +12,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cohort import DEMOGRAPHIC_COLUMNS, METRIC_NAMES
 from wearbench.sources.tabular._units import unit_factor
 
-__all__ = ["AGGREGATES", "Mapping", "MetricMap", "read_mapping"]
-
 #: How several rows of one user-day are combined.
 AGGREGATES = ("sum", "mean", "min", "max", "first", "last")
 _TOP = ("file", "delimiter", "user", "date", "metrics", "demographics")

@@ -10,8 +10,6 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["CHUNK_ROWS", "NUMERIC_DATE", "PARQUET_SUFFIXES", "chunks", "parse_dates", "reorder"]
-
 #: Rows per chunk when streaming a data file.
 CHUNK_ROWS = 200_000
 PARQUET_SUFFIXES = (".parquet", ".pq")

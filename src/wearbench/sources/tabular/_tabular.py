@@ -18,8 +18,6 @@ from wearbench.sources.tabular._dates import date_order
 from wearbench.sources.tabular._mapping import Mapping, read_mapping
 from wearbench.sources.tabular._read import CHUNK_ROWS, PARQUET_SUFFIXES, chunks
 
-__all__ = ["MAPPING_NAME", "find_mapping", "load_table"]
-
 MAPPING_NAME = "mapping.yaml"
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES)
 _SEX = {"f": "F", "female": "F", "woman": "F", "m": "M", "male": "M", "man": "M"}

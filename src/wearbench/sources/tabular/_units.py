@@ -5,8 +5,6 @@ from __future__ import annotations
 from wearbench._errors import WearbenchError
 from wearbench.cohort import metric
 
-__all__ = ["UNITS", "unit_factor", "valid_units"]
-
 _TIME = {"min": 1.0, "minutes": 1.0, "h": 60.0, "hours": 60.0, "s": 1 / 60, "seconds": 1 / 60}
 _PERCENT = {"%": 1.0, "percent": 1.0, "fraction": 100.0}
 
@@ -25,11 +23,6 @@ UNITS: dict[str, dict[str, float]] = {
 }
 
 _AMBIGUOUS = {"cal": "'cal' is ambiguous (WHOOP and food labels mean kcal): write kcal or small_cal"}
-
-
-def valid_units(name: str) -> list[str]:
-    """Unit names accepted for the canonical metric ``name``."""
-    return list(UNITS[metric(name).unit])
 
 
 def unit_factor(name: str, unit: object, where: str) -> float:

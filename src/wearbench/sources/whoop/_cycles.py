@@ -13,8 +13,6 @@ from wearbench.sources._report import ImportLog
 from wearbench.sources.whoop._read import numeric, read_export
 from wearbench.sources.whoop._time import parse_zone, read_times, wake_dates
 
-__all__ = ["CYCLE_COLUMNS", "read_cycles"]
-
 START, END, ZONE = "Cycle start time", "Cycle end time", "Cycle timezone"
 ONSET, WAKE = "Sleep onset", "Wake onset"
 ASLEEP, DEEP, REM = "Asleep duration (min)", "Deep (SWS) duration (min)", "REM duration (min)"

@@ -10,8 +10,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sources._report import ImportLog
 
-__all__ = ["numeric", "read_export"]
-
 
 def read_export(path: Path, required: tuple[str, ...], log: ImportLog) -> pd.DataFrame:
     """All cells of a WHOOP CSV as strings (NaN when empty); ``line`` holds the file line number.

@@ -8,8 +8,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pandas as pd
 
-__all__ = ["parse_zone", "read_times", "wake_dates"]
-
 _OFFSET = re.compile(r"^(?:UTC|GMT)?\s*(?:(Z)|([+-])(\d{1,2})(?::?(\d{2}))?)?$", re.IGNORECASE)
 
 

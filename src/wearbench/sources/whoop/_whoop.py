@@ -12,8 +12,6 @@ from wearbench.sources._report import ImportLog
 from wearbench.sources.whoop._cycles import read_cycles
 from wearbench.sources.whoop._workouts import read_workouts
 
-__all__ = ["CYCLES_FILE", "SLEEPS_FILE", "WORKOUTS_FILE", "load_whoop"]
-
 CYCLES_FILE = "physiological_cycles.csv"
 WORKOUTS_FILE = "workouts.csv"
 SLEEPS_FILE = "sleeps.csv"

@@ -11,8 +11,6 @@ from wearbench.sources._report import ImportLog
 from wearbench.sources.whoop._read import numeric, read_export
 from wearbench.sources.whoop._time import read_times
 
-__all__ = ["read_workouts"]
-
 W_START, DURATION, AVG_HR = "Workout start time", "Duration (min)", "Average HR (bpm)"
 
 
