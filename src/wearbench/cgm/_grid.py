@@ -35,8 +35,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.cgm._record import CGMData, check_readings
 
-__all__ = ["GRID_COUNTS", "check_grid", "resample_cgm"]
-
 _NS_PER_MIN = 60_000_000_000
 #: Per-subject counts in the report of :func:`resample_cgm` (see its docstring).
 GRID_COUNTS: tuple[str, ...] = (

@@ -31,22 +31,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 
-__all__ = [
-    "DROP_COLUMNS",
-    "EVENTS_FILE",
-    "EVENT_COLUMNS",
-    "GLUCOSE_RANGE",
-    "MMOL_TO_MGDL",
-    "READINGS_FILE",
-    "READING_COLUMNS",
-    "CGMData",
-    "check_readings",
-    "read_cgm",
-    "screen_readings",
-    "to_mgdl",
-    "write_cgm_tables",
-]
-
 #: mg/dL per mmol/L for glucose (molar mass 180.16 g/mol / 10), as the consensus reports use.
 MMOL_TO_MGDL = 18.0156
 READING_COLUMNS: tuple[str, ...] = ("subject_id", "time", "glucose")

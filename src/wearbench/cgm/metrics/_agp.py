@@ -13,8 +13,6 @@ from wearbench.cgm.metrics._api import agp_percentiles
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["agp_figure", "write_agp_png"]
-
 #: Target range shaded on the AGP, mg/dL (Battelino et al. 2019).
 _TARGET = (70.0, 180.0)
 

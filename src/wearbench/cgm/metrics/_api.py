@@ -15,8 +15,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cgm._record import DROP_COLUMNS, CGMData
 from wearbench.cgm.metrics import _kernels as k
 
-__all__ = ["AGP_PERCENTILES", "METRIC_UNITS", "CGMMetrics", "agp_percentiles", "cgm_metrics", "metrics_table"]
-
 #: Percentiles of the Ambulatory Glucose Profile (Battelino et al. 2019, Danne et al. 2017).
 AGP_PERCENTILES: tuple[int, ...] = (5, 25, 50, 75, 95)
 

@@ -14,26 +14,6 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "conga",
-    "cv",
-    "day_grid",
-    "gmi",
-    "gri",
-    "grid_step_minutes",
-    "hbgi",
-    "lbgi",
-    "mage_ma",
-    "mean",
-    "modd",
-    "percent_above",
-    "percent_below",
-    "percent_in_range",
-    "rolling_mean",
-    "sd",
-    "sufficiency",
-]
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

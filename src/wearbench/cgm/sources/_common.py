@@ -34,17 +34,6 @@ from wearbench.cgm._record import EVENT_COLUMNS, check_readings
 from wearbench.cgm.sources._units import fix_units
 from wearbench.sources import ImportLog
 
-__all__ = [
-    "JUMP",
-    "PLAUSIBLE_MGDL",
-    "WARMUP",
-    "clean_readings",
-    "make_events",
-    "numbers_or_reject",
-    "read_csv_strings",
-    "times_or_reject",
-]
-
 #: Glucose kept, mg/dL (inclusive); sensors report 40–400 (Dexcom) or 40–500 (Libre).
 PLAUSIBLE_MGDL = (20.0, 600.0)
 #: Sensor warm-up dropped after a marked sensor start.

@@ -25,8 +25,6 @@ from wearbench.cgm.sources._common import (
 )
 from wearbench.sources import ImportLog
 
-__all__ = ["load_d1namo"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "d1namo"

@@ -32,8 +32,6 @@ from wearbench.cgm.sources._common import (
 )
 from wearbench.sources import ImportLog
 
-__all__ = ["load_dexcom_clarity"]
-
 cgm_loader = registered("cgm_loader")
 
 _TIME = "Timestamp (YYYY-MM-DDThh:mm:ss)"

@@ -22,8 +22,6 @@ from wearbench.cgm.sources._common import (
 )
 from wearbench.sources import ImportLog
 
-__all__ = ["load_hall2018"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "hall2018"

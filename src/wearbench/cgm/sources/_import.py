@@ -22,8 +22,6 @@ from wearbench.cgm._grid import check_grid, resample_cgm
 from wearbench.cgm._record import CGMData, write_cgm_tables
 from wearbench.sources import ImportLog, run_loader
 
-__all__ = ["import_cgm", "import_report"]
-
 REPORT_NAME = "import_report.json"
 MANIFEST_NAME = "manifest.json"
 

@@ -28,8 +28,6 @@ from wearbench.cgm.sources._common import (
 )
 from wearbench.sources import ImportLog
 
-__all__ = ["load_libreview"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "libreview"

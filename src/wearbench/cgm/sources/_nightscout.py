@@ -22,8 +22,6 @@ from wearbench.cgm._record import CGMData
 from wearbench.cgm.sources._common import clean_readings
 from wearbench.sources import ImportLog
 
-__all__ = ["load_nightscout"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "nightscout"

@@ -26,8 +26,6 @@ from wearbench.cgm.sources._xls import read_xls_rows
 from wearbench.sources import ImportLog
 from wearbench.sources.fitbit import read_xlsx_rows
 
-__all__ = ["load_shanghai"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "shanghai"

@@ -27,8 +27,6 @@ from wearbench.cgm.sources._common import (
 from wearbench.cgm.sources._t1d_uom_events import t1d_uom_events
 from wearbench.sources import ImportLog
 
-__all__ = ["load_t1d_uom"]
-
 cgm_loader = registered("cgm_loader")
 
 _WHAT = "t1d-uom"

@@ -22,8 +22,6 @@ import pandas as pd
 from wearbench.cgm.sources._common import numbers_or_reject, read_csv_strings, times_or_reject
 from wearbench.sources import ImportLog
 
-__all__ = ["t1d_uom_events"]
-
 _WHAT = "t1d-uom"
 _FMT = ("%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M:%S")
 #: (folder, file prefix, time column, value column)

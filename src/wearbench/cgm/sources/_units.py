@@ -30,8 +30,6 @@ from wearbench._errors import WearbenchError
 from wearbench.cgm._record import MMOL_TO_MGDL
 from wearbench.sources import ImportLog
 
-__all__ = ["MAX_RATE", "MIN_BLOCK", "UNIT_STEP", "fix_units"]
-
 #: Consecutive readings differing by this factor (either way) may start a block in another unit.
 UNIT_STEP = 4.0
 #: Fastest physiological glucose change used to check a converted block joins its neighbours.

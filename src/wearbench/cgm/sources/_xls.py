@@ -12,8 +12,6 @@ from pathlib import Path
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["read_xls_rows"]
-
 _MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
 _END = 0xFFFFFFFE
 _FREE = 0xFFFFFFFF
