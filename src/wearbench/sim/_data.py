@@ -15,8 +15,6 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["param_row", "read_param_csv"]
-
 
 def _params_dir() -> Path:
     spec = importlib.util.find_spec("simglucose")

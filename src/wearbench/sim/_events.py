@@ -26,20 +26,6 @@ from wearbench.sim.scenario import (
     running_intensity,
 )
 
-__all__ = [
-    "NORMAL_DAY_MEALS",
-    "CycleNow",
-    "Event",
-    "EventInputs",
-    "HeavyLunch",
-    "InsulinNow",
-    "LateNightSnack",
-    "MealNow",
-    "MemberInputs",
-    "NormalDay",
-    "RunNow",
-]
-
 DAY = 1440
 LUNCH_HOURS = (10.0, 14.0)  #: clock window of lunch (simglucose's RandomScenario), h
 #: (hour, carbs g) of a normal day: simglucose's mean breakfast, lunch and dinner, and two snacks

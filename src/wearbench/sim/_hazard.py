@@ -14,8 +14,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["HAZARD_COLUMNS", "HAZARD_LABELS", "hazard_intervals", "hazard_labels"]
-
 HAZARD_LABELS = ("hypoglycemia", "hyperglycemia")
 #: Columns of :func:`hazard_intervals`.
 HAZARD_COLUMNS = ["subject_id", "start", "end", "label", "samples", "min_glucose", "max_glucose"]

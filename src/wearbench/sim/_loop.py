@@ -24,21 +24,6 @@ from wearbench.sim.patient._params import FloatArray, PatientParams
 from wearbench.sim.pump import Pump
 from wearbench.sim.sensor import Sensor
 
-__all__ = [
-    "RECORDED",
-    "CGMReading",
-    "CGMStage",
-    "Dose",
-    "LoopRecord",
-    "LoopState",
-    "MealStage",
-    "PlainMeals",
-    "PlainPump",
-    "PlainSensor",
-    "PumpStage",
-    "run_loop",
-]
-
 #: Streams the loop records each minute, each of shape ``(minutes, P)``.
 RECORDED = ("true_bg", "gsub", "cgm", "cgm_clean", "carbs", "insulin", "insulin_requested",
             "insulin_delivered", "basal", "bolus", "long_acting")  # fmt: skip

@@ -33,8 +33,6 @@ from wearbench.sim.scenario import (
 )
 from wearbench.sim.sensor import Sensor
 
-__all__ = ["Profile", "ProfileRun", "draw_cohort", "get_profile", "profile_names", "simulate_profile"]
-
 
 @dataclass(frozen=True)
 class Profile:

@@ -17,8 +17,6 @@ from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
 from wearbench.sim.sensor import Sensor
 
-__all__ = ["SimulationRun"]
-
 
 @dataclass(frozen=True)
 class SimulationRun:

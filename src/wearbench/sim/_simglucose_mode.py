@@ -27,8 +27,6 @@ from wearbench.sim.controller import Controller, ControllerAction, PIDController
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["SampledController", "env_controller", "simglucose_output"]
-
 
 class SampledController(Controller):
     """Calls ``inner`` only every ``sample_time`` minutes, with simglucose's env observation.

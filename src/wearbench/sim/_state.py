@@ -36,8 +36,6 @@ import numpy.typing as npt
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient import PatientParams, PatientState
 
-__all__ = ["IntArray", "select_params", "select_patients", "select_state", "snapshot"]
-
 T = TypeVar("T")
 IntArray = npt.NDArray[np.intp]
 

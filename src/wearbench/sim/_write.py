@@ -46,8 +46,6 @@ from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
 from wearbench.sim.scenario import meal_type_at
 
-__all__ = ["PROFILE_EVENT_COLUMNS", "meal_type", "parse_patients", "write_simulation"]
-
 _RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
 
 

@@ -11,8 +11,6 @@ from wearbench._registry import registry
 from wearbench.sim.faults._plan import FaultPlan, FaultWindow
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["STREAMS", "FaultInjector"]
-
 #: Streams a fault can act on: sensor reading, announced carbs, basal, bolus, hidden total delivery.
 STREAMS = ("cgm", "meal", "basal", "bolus", "total")
 

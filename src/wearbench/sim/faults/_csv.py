@@ -17,8 +17,6 @@ from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench._registry import registry
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan
 
-__all__ = ["faults_from_csv"]
-
 _REQUIRED = ("start", "duration", "label")
 
 

@@ -13,8 +13,6 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["FaultEvent", "FaultPlan", "FaultWindow"]
-
 
 @dataclass(frozen=True)
 class FaultWindow:

@@ -16,8 +16,6 @@ from wearbench._errors import WearbenchError
 from wearbench._registry import registry
 from wearbench.sim.faults._plan import FaultEvent, FaultPlan
 
-__all__ = ["FaultProfile", "FaultSize", "fault_names", "profile_faults", "random_fault_plan", "random_faults"]
-
 
 def fault_names() -> list[str]:
     """Sorted names of all registered faults."""

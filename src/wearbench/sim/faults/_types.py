@@ -19,8 +19,6 @@ from wearbench._registry import registered
 from wearbench.sim.faults._plan import FaultWindow
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["BIAS_MG_DL", "FALSE_BOLUS_U", "FALSE_MEAL_G", "SPIKE_MG_DL"]
-
 fault = registered("fault")
 
 BIAS_MG_DL = 64.0  #: bias at intensity 1 (the seed's 32 mg/dL at the default intensity 0.5)

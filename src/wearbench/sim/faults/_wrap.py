@@ -15,8 +15,6 @@ from wearbench.sim.faults._apply import FaultInjector
 from wearbench.sim.faults._plan import FaultPlan
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["FaultyMeals", "FaultyPump", "FaultySensor", "faulty_stages"]
-
 
 class FaultySensor:
     """The sensor with ``cgm`` faults: shown readings change, the controller holds the last valid one.

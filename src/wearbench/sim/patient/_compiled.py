@@ -34,19 +34,6 @@ try:
 except ImportError:  # pragma: no cover - exercised where numba is absent
     _njit = None
 
-__all__ = [
-    "ENGINE_ENV",
-    "HAVE_NUMBA",
-    "VG_COLUMN",
-    "CompiledSystem",
-    "Engine",
-    "compiled_system",
-    "jit",
-    "patient_minute",
-    "resolve_engine",
-    "step_patients",
-]
-
 Engine = Literal["auto", "numpy", "numba"]
 ENGINE_ENV = "WEARBENCH_SIM_ENGINE"
 #: Whether numba can be imported (the compiled engine is available).

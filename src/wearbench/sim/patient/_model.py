@@ -34,20 +34,6 @@ import numpy as np
 
 from wearbench.sim.patient._params import N_STATES, FloatArray, PatientParams
 
-__all__ = [
-    "EXERCISE_SENSITIVITY",
-    "EXERCISE_TAU_OFF",
-    "EXERCISE_TAU_ON",
-    "EXERCISE_UPTAKE",
-    "LinearSystem",
-    "MinuteTerms",
-    "exercise_step",
-    "linear_system",
-    "minute_terms",
-    "rhs",
-    "rhs_terms",
-]
-
 EXERCISE_UPTAKE = 0.012
 """Insulin-independent uptake from plasma per unit intensity (1/min): ``dGp -= beta * e * Gp``."""
 EXERCISE_SENSITIVITY = 1.5

@@ -17,8 +17,6 @@ import numpy.typing as npt
 from wearbench._errors import UnknownNameError
 from wearbench.sim._data import read_param_csv
 
-__all__ = ["N_STATES", "FloatArray", "PatientParams", "load_params", "patient_names"]
-
 FloatArray = npt.NDArray[np.float64]
 N_STATES = 13
 

@@ -22,8 +22,6 @@ from wearbench.sim.patient._compiled import CompiledSystem, compiled_system, res
 from wearbench.sim.patient._model import LinearSystem, linear_system, minute_terms, rhs_terms
 from wearbench.sim.patient._params import FloatArray, PatientParams
 
-__all__ = ["EAT_RATE", "PatientState", "initial_state", "step_minute", "step_system"]
-
 EAT_RATE = 5.0  # g/min, as simglucose's T1DPatient.EAT_RATE
 
 

@@ -11,8 +11,6 @@ from wearbench._errors import UnknownNameError
 from wearbench.sim._data import param_row, read_param_csv
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["Pump", "pump_names"]
-
 _U2PMOL = 6000.0
 
 

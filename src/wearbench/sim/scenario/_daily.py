@@ -30,19 +30,6 @@ from wearbench.sim.scenario._exercise import SESSION_COLUMNS, exercise_array
 from wearbench.sim.scenario._magnitude import DEFAULT_VO2MAX, cycling_intensity, running_intensity
 from wearbench.sim.scenario._meals import check_carbs
 
-__all__ = [
-    "DAILY_SESSION_COLUMNS",
-    "MEAL_COLUMNS",
-    "MEAL_TYPES",
-    "PERTURBATIONS",
-    "DailyDraw",
-    "DailyScenario",
-    "ExerciseSlot",
-    "MealSlot",
-    "Perturbation",
-    "meal_type_at",
-]
-
 MEAL_TYPES = ("breakfast", "morning_snack", "lunch", "afternoon_snack", "dinner")
 PERTURBATIONS = ("heavy", "light", "early", "delayed", "skipped")
 #: Columns of the meal table (``carbs_g`` 0 for a skipped meal).

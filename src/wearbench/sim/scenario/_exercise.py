@@ -17,8 +17,6 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["EXERCISE_KINDS", "exercise_array", "exercise_sessions"]
-
 EXERCISE_KINDS: dict[str, tuple[float, int]] = {"running": (1.0, 5), "cycling": (0.85, 3)}
 """Session kind -> (intensity multiplier, warm-up ramp in min)."""
 

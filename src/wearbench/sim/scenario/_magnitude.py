@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from wearbench._errors import WearbenchError
 
-__all__ = ["DEFAULT_VO2MAX", "REST_VO2", "cycling_intensity", "running_intensity"]
-
 REST_VO2 = 3.5  #: oxygen uptake at rest, mL/kg/min (one MET)
 DEFAULT_VO2MAX = 40.0  #: VO2max assumed for a person with T1D, mL/kg/min (cohort mean, both sexes)
 _KG_M_PER_MIN_PER_W = 6.12

@@ -22,8 +22,6 @@ from scipy.stats import truncnorm
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["DEFAULT_MEALS", "MEAL_CARBS_G", "check_carbs", "fixed_meals", "meals_from_csv", "random_meals"]
-
 #: Carbohydrate of one meal, g (inclusive). 300 g is about three large restaurant meals at once;
 #: the simulator's random meals are 45/70/80 g (SD 10) with 10 g snacks.
 MEAL_CARBS_G = (0.0, 300.0)

@@ -25,8 +25,6 @@ from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.sim._data import param_row, read_param_csv
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["Sensor", "sensor_names"]
-
 _NOISE_STEP = 15  # min between AR noise draws
 _EXACT = "exact:"  # name prefix of the noise-free sensor
 
