@@ -56,8 +56,8 @@ def outcomes(frame: pd.DataFrame, floor: float, floor_hours: float) -> dict[str,
 def worst_lows(frame: pd.DataFrame, floor: float, before: int = 360) -> pd.DataFrame:
     """Per patient: longest run below ``floor`` (min), its start (minute) and the faults before it.
 
-    ``faults`` lists the fault labels active from ``before`` minutes before the run's start to its
-    end (``""`` when none).
+    ``faults`` lists the fault labels active from ``before`` minutes before the run's start to the
+    start (``""`` when none).
     """
     rows = []
     for name, g in frame.groupby("patient", observed=True):
@@ -69,8 +69,8 @@ def worst_lows(frame: pd.DataFrame, floor: float, before: int = 360) -> pd.DataF
             continue
         lengths = edges[1::2] - edges[::2]
         i = int(lengths.argmax())
-        start, stop = int(edges[::2][i]), int(edges[1::2][i])
-        labels = g["label"].iloc[max(0, start - before) : stop] if "label" in g else pd.Series([], dtype=str)
+        start = int(edges[::2][i])
+        labels = g["label"].iloc[max(0, start - before) : start + 1] if "label" in g else []
         faults = ",".join(sorted({str(x) for x in labels if x}))
         rows.append((name, int(lengths[i]), int(g["minute"].iloc[start]), faults))
     return pd.DataFrame(rows, columns=["patient", "longest <floor min", "start minute", "faults"])

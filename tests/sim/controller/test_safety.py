@@ -9,6 +9,7 @@ from wearbench.sim import load_params, simulate
 from wearbench.sim.controller import (
     BasalBolusController,
     ControllerAction,
+    MDIController,
     MPCController,
     OpenAPSController,
     Prediction,
@@ -58,9 +59,19 @@ def test_mpc_suspends_when_the_cgm_trend_predicts_a_low() -> None:
     np.testing.assert_array_equal(mpc.decide(_flat(130.0), free, ZERO, _flat(-2.0)), ZERO)
     # falling 1.5 mg/dL/min: 130 - 45 = 85 >= 80 -> no suspend (and no rise: at the basal cap)
     assert np.all(mpc.decide(_flat(130.0), free, ZERO, _flat(-1.5)) > 0)
-    off = MPCController(trend_suspend=False)
+    off = MPCController(trend_horizon=0.0)
     off.reset(PARAMS)
     assert np.all(off.decide(_flat(130.0), free, ZERO, _flat(-2.0)) > 0)
+
+
+def test_mpc_suspends_on_a_low_predicted_anywhere_in_its_horizon() -> None:
+    mpc = _mpc_ready()
+    free = np.full((2, mpc.horizon), 150.0)
+    free[:, 30] = 75.0  # below the 80 mg/dL safety limit 155 min ahead only
+    np.testing.assert_array_equal(mpc.decide(_flat(150.0), free, ZERO, _flat(0.0)), ZERO)
+    short = MPCController(suspend_horizon=30.0)  # the PLGS horizon: not a low within 30 min
+    short.reset(PARAMS)
+    assert np.all(short.decide(_flat(150.0), free, ZERO, _flat(0.0)) > 0)
 
 
 def _feed(
@@ -126,6 +137,35 @@ def test_sap_counts_a_reported_bolus_against_corrections() -> None:
     np.testing.assert_allclose(_feed(SAPController(), cgms).bolus, (272.0 - 140.0) / ISF)
     # a 1 U bolus reported at minute 0 starts the 4-h gap: no correction
     np.testing.assert_array_equal(_feed(SAPController(), cgms, extra_bolus=1.0).bolus, ZERO)
+
+
+# --- mdi -----------------------------------------------------------------------------------
+
+
+def _mdi_meal(cgms: list[float], trend_minutes: float = 30.0, reduce_below_target: bool = True) -> np.ndarray:
+    """One CGM value per 5-minute step, then the bolus for 60 g at the last step."""
+    mdi = MDIController(
+        bolus_increment=0.0, trend_minutes=trend_minutes, reduce_below_target=reduce_below_target
+    )
+    mdi.reset(PARAMS)
+    for i, g in enumerate(cgms[:-1]):
+        for minute in range(5 * i, 5 * i + 5):
+            mdi.policy(_flat(g), ZERO, minute)
+    return mdi.policy(_flat(cgms[-1]), _flat(60.0), 5 * (len(cgms) - 1)).bolus
+
+
+def test_mdi_meal_bolus_follows_the_cgm_trend() -> None:
+    # 200 mg/dL steady: carbs plus the full correction (200 - 140) / ISF
+    np.testing.assert_allclose(_mdi_meal([200.0] * 4), 60 / PARAMS.CR + 60 / ISF)
+    # 200 falling 10 per 5 min: the trend points to 200 - 60 = 140 in 30 min: no correction
+    np.testing.assert_allclose(_mdi_meal([230.0, 220.0, 210.0, 200.0]), 60 / PARAMS.CR)
+    # 120 falling 10 per 5 min -> 60 in 30 min: the bolus drops by (140 - 60) / ISF
+    np.testing.assert_allclose(
+        _mdi_meal([150.0, 140.0, 130.0, 120.0]), np.maximum(60 / PARAMS.CR - 80 / ISF, 0)
+    )
+    # without the trend and the reduction (the former behaviour): carbs only
+    got = _mdi_meal([150.0, 140.0, 130.0, 120.0], trend_minutes=0.0, reduce_below_target=False)
+    np.testing.assert_allclose(got, 60 / PARAMS.CR)
 
 
 # --- the loop reports the pump history -----------------------------------------------------

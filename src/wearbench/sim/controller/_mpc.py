@@ -72,8 +72,9 @@ class MPCController(Controller):
     of :func:`mpc_gain` (closed form, precomputed in :meth:`reset`), then the safety rules:
 
     1. predicted low: ``cgm < low_bg``, or ``min(g_free)`` over the next ``suspend_horizon``
-       minutes below ``suspend_below``, or the CGM trend (the 15-minute mean slope) extrapolated
-       ``suspend_horizon`` minutes ahead below ``suspend_below``: basal 0 (suspend);
+       minutes (the whole horizon by default) below ``suspend_below``, or the CGM trend (the more
+       negative of the last 5-minute change and the 15-minute mean) extrapolated
+       ``trend_horizon`` minutes ahead below ``suspend_below``: basal 0 (suspend);
     2. falling glucose: CGM falling faster than ``falling_rate`` mg/dL/min (the more negative of
        the last 5-minute change and the 15-minute mean): no rate above the basal;
     3. net insulin on board above ``max_iob_hours`` hours of basal: no rate above the basal;
@@ -93,14 +94,14 @@ class MPCController(Controller):
         carb_tau: Time constant of the carb absorption model (min).
         disturbance_decay: Minutes over which the unexplained glucose change fades.
         suspend_below: Predicted glucose that suspends the basal (mg/dL).
-        suspend_horizon: Minutes ahead the suspend rule looks.
+        suspend_horizon: Minutes ahead the model-based suspend rule looks.
         low_bg: CGM below which the basal is suspended whatever the prediction (mg/dL).
         max_iob_hours: Net insulin on board, as hours of scheduled basal, above which the loop
             adds no insulin.
         max_basal_multiple: Largest rate as a multiple of the scheduled basal.
         falling_rate: CGM fall (mg/dL/min) from which the loop gives no more than the basal;
             ``inf`` for none.
-        trend_suspend: Whether the CGM trend, extrapolated, also triggers the suspend.
+        trend_horizon: Minutes ahead the CGM trend is extrapolated for the suspend; 0 for none.
         isf: The model's insulin sensitivity: ``"quest"`` (the patient's ``CF``) or ``"1800"``
             (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
     """
@@ -116,12 +117,12 @@ class MPCController(Controller):
         carb_tau: float = 45.0,
         disturbance_decay: float = 60.0,
         suspend_below: float = 80.0,
-        suspend_horizon: float = 30.0,
+        suspend_horizon: float = 180.0,
         low_bg: float = 70.0,
         max_iob_hours: float = 2.0,
         max_basal_multiple: float = 4.0,
         falling_rate: float = 1.0,
-        trend_suspend: bool = True,
+        trend_horizon: float = 30.0,
         isf: Literal["quest", "1800"] = "1800",
     ) -> None:
         self.target, self.horizon, self.moves, self.weight = target, horizon, moves, weight
@@ -129,7 +130,7 @@ class MPCController(Controller):
         self.disturbance_decay = disturbance_decay
         self.suspend_below, self.suspend_horizon, self.low_bg = suspend_below, suspend_horizon, low_bg
         self.max_iob_hours, self.max_basal_multiple = max_iob_hours, max_basal_multiple
-        self.falling_rate, self.trend_suspend = falling_rate, trend_suspend
+        self.falling_rate, self.trend_horizon = falling_rate, trend_horizon
         self.isf = isf
         self._isf = np.zeros(0)
         self._params: PatientParams | None = None
@@ -187,8 +188,7 @@ class MPCController(Controller):
         rate = np.clip(np.where(hold, np.minimum(rate, basal), rate), 0.0, self.max_basal_multiple * basal)
         near = free[:, : max(1, int(self.suspend_horizon) // _STEP)]
         low = (bg < self.low_bg) | (near.min(axis=1) < self.suspend_below)
-        if self.trend_suspend:
-            low |= bg + self.suspend_horizon * slope < self.suspend_below
+        low |= (self.trend_horizon > 0) & (bg + self.trend_horizon * slope < self.suspend_below)
         return np.where(low, 0.0, rate)
 
     def policy(self, cgm: FloatArray, carbs: FloatArray, minute: int) -> ControllerAction:
