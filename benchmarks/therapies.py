@@ -9,6 +9,12 @@ and the wall time of the run.
 
 Run: ``python benchmarks/therapies.py`` (30 patients x 14 days; about a minute per therapy on
 2 cores). ``--days 2 --patients 6`` for a quick look.
+
+``--profile healthloopqa`` runs the profile's 20-patient cohort and scenario instead
+(``docs/cgm-healthloopqa.md``, "Patient outcomes"; 30 days by default there), once without faults
+and once with ``--faults random``, and prints per therapy and fault mode the same outcomes; with
+``--per-patient`` it also prints each patient's longest run below the floor and the fault labels
+active in the 6 hours before it started.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 THERAPIES = ("mdi", "sap", "basal-bolus", "hcl-mpc", "openaps")
+PROFILE_THERAPIES = ("mdi", "sap", "hcl-mpc", "openaps")
 
 
 def longest_run(below: np.ndarray) -> int:
@@ -46,18 +53,72 @@ def outcomes(frame: pd.DataFrame, floor: float, floor_hours: float) -> dict[str,
     }
 
 
+def worst_lows(frame: pd.DataFrame, floor: float, before: int = 360) -> pd.DataFrame:
+    """Per patient: longest run below ``floor`` (min), its start (minute) and the faults before it.
+
+    ``faults`` lists the fault labels active from ``before`` minutes before the run's start to the
+    start (``""`` when none).
+    """
+    rows = []
+    for name, g in frame.groupby("patient", observed=True):
+        low = g["true_bg"].to_numpy() < floor
+        padded = np.concatenate([[0], low.astype(np.int8), [0]])
+        edges = np.flatnonzero(np.diff(padded))
+        if not edges.size:
+            rows.append((name, 0, -1, ""))
+            continue
+        lengths = edges[1::2] - edges[::2]
+        i = int(lengths.argmax())
+        start = int(edges[::2][i])
+        labels = g["label"].iloc[max(0, start - before) : start + 1] if "label" in g else []
+        faults = ",".join(sorted({str(x) for x in labels if x}))
+        rows.append((name, int(lengths[i]), int(g["minute"].iloc[start]), faults))
+    return pd.DataFrame(rows, columns=["patient", "longest <floor min", "start minute", "faults"])
+
+
+def profile_main(args: argparse.Namespace) -> None:
+    """The ``--profile`` mode: the profile's cohort and scenario, without and with random faults."""
+    from wearbench.sim import get_profile, simulate_profile
+
+    profile = get_profile(args.profile)
+    rows, lows = {}, {}
+    for faults in ("none", "random"):
+        for therapy in args.therapies.split(","):
+            t0 = time.perf_counter()
+            run = simulate_profile(profile, args.days, controller=therapy, faults=faults, seed=args.seed)
+            seconds = time.perf_counter() - t0
+            rows[(therapy, faults)] = {**outcomes(run.frame, args.floor, args.floor_hours), "wall s": seconds}
+            lows[(therapy, faults)] = worst_lows(run.frame, args.floor)
+    print(f"profile {profile.name}: {len(profile.cohort)} patients x {args.days} days, seed {args.seed}")
+    print(pd.DataFrame(rows).T.round(2).to_string())
+    if args.per_patient:
+        for (therapy, faults), table in lows.items():
+            print(f"\n{therapy}, faults {faults}: longest run below {args.floor:g} mg/dL per patient")
+            print(table.to_string(index=False))
+
+
 def main() -> None:
     from wearbench.sim import patient_names, simulate
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--days", type=int, default=14)
+    ap.add_argument("--profile", default=None, help="a simulation profile, e.g. healthloopqa")
+    ap.add_argument("--days", type=int, default=None, help="days (default 14; 30 with --profile)")
     ap.add_argument("--patients", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=None, help="seed (default 0; 42 with --profile)")
     ap.add_argument("--floor", type=float, default=20.0, help="floor glucose (mg/dL)")
     ap.add_argument("--floor-hours", type=float, default=2.0)
-    ap.add_argument("--therapies", default=",".join(THERAPIES))
+    ap.add_argument("--therapies", default=None, help="comma-separated controller names")
     ap.add_argument("--per-patient", action="store_true", help="also print TIR per patient")
     args = ap.parse_args()
+    if args.profile is not None:
+        args.days = args.days or 30
+        args.seed = 42 if args.seed is None else args.seed
+        args.therapies = args.therapies or ",".join(PROFILE_THERAPIES)
+        profile_main(args)
+        return
+    args.days = args.days or 14
+    args.seed = 0 if args.seed is None else args.seed
+    args.therapies = args.therapies or ",".join(THERAPIES)
     names = patient_names()[: args.patients]
     rows, per = {}, {}
     for therapy in args.therapies.split(","):

@@ -228,6 +228,7 @@ def run_loop(
         announced = meals.announce(t, carbs)
         action = controller.policy(reading.seen, announced, t)
         dose = pump.deliver(t, action)
+        controller.observe(t, dose.basal, dose.bolus)  # the pump history a loop reads
         for k, v in (("true_bg", state.bg(params)), ("gsub", gsub), ("cgm", reading.shown),
                      ("cgm_clean", reading.clean), ("carbs", announced), ("insulin", dose.shown),
                      ("insulin_requested", dose.requested), ("insulin_delivered", dose.delivered),

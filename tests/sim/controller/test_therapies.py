@@ -57,8 +57,8 @@ def test_mdi_absorption_starts_and_stays_at_the_basal_need(hours: tuple[float, .
 def test_mdi_meal_bolus_counts_carbs_and_corrects_only_at_meals() -> None:
     mdi = MDIController(bolus_increment=0.5)
     mdi.reset(PARAMS)
-    # no meal: no bolus even when high
-    np.testing.assert_array_equal(mdi.policy(_flat(300.0), ZERO, 10).bolus, ZERO)
+    # no meal: no bolus even when high (a steady CGM: no trend adjustment)
+    np.testing.assert_array_equal(mdi.policy(_flat(250.0), ZERO, 10).bolus, ZERO)
     # 60 g at 250 mg/dL: 60/CR + (250-140)/ISF, rounded down to 0.5 U
     got = mdi.policy(_flat(250.0), _flat(60.0), 20).bolus
     np.testing.assert_allclose(got, np.floor((60 / PARAMS.CR + 110 / ISF) * 2) / 2)

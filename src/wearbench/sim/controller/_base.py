@@ -50,6 +50,20 @@ class Controller(ABC):
             Basal and bolus rates (U/min).
         """
 
+    def observe(self, minute: int, basal: FloatArray, bolus: FloatArray) -> None:
+        """The insulin the pump reports for ``minute``, called by the loop after :meth:`policy`.
+
+        This is the pump history a real loop reads (after the pump's rounding and clipping, and
+        including boluses the controller did not ask for); hidden delivery faults are not in it.
+        The default ignores it; loops that count insulin on board override it.
+
+        Args:
+            minute: Minutes since the start of the run (the minute of the last :meth:`policy`).
+            basal: Basal rate the pump shows (U/min), shape ``(P,)``.
+            bolus: Bolus the pump shows in that minute (U), shape ``(P,)``.
+        """
+        del minute, basal, bolus
+
 
 class BasalBolusController(Controller):
     """Basal-bolus therapy with carb counting, as simglucose's ``BBController``.

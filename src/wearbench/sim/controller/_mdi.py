@@ -27,10 +27,16 @@ class MDIController(Controller):
       the minute of injection. The run starts at steady state: the injections of the 3 previous
       days are counted, so with equally spaced injections (and no rounding) the absorption equals
       the basal need ``basal_rate`` at every minute.
-    * Meal bolus, when carbs are announced: ``carbs / CR`` plus, if the CGM is above
-      ``correction_threshold`` and the last bolus was ``correction_gap`` minutes ago or more,
-      ``(cgm - target) / ISF``; rounded to the pen's ``bolus_increment``. No correction between
-      meals, no insulin-on-board accounting, no automatic adjustment.
+    * Meal bolus, when carbs are announced: ``carbs / CR`` plus a correction
+      ``(g - target) / ISF`` from the glucose the CGM trend points to, ``g = cgm + trend_minutes *
+      slope`` (``slope``: the more negative of the last 5-minute change and the 15-minute mean,
+      mg/dL/min; the trend-arrow dose adjustment of Pettus & Edelman 2017, J Diabetes Sci Technol
+      11:138, and Aleppo et al. 2017, J Endocr Soc 1:1445). The correction is added when ``cgm``
+      is above ``correction_threshold`` and the last bolus was ``correction_gap`` minutes ago or
+      more, and it reduces the bolus whenever ``g`` is below target (``reduce_below_target``, as
+      bolus calculators do). The bolus is never negative and is rounded down to the pen's
+      ``bolus_increment``. No correction between meals, no insulin-on-board accounting, no
+      automatic adjustment.
 
     Args:
         injection_hours: Hours of the day of the long-acting injections (22.0 = 22:00).
@@ -44,6 +50,9 @@ class MDIController(Controller):
         correction_gap: Minutes after a bolus during which meal boluses include no correction.
         isf: Correction factor: ``"quest"`` (the patient's ``CF``) or ``"1800"``
             (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
+        trend_minutes: Minutes ahead the CGM trend is extrapolated for the correction; 0 for none
+            (the CGM now).
+        reduce_below_target: Whether a glucose below target reduces the meal bolus.
     """
 
     def __init__(
@@ -58,6 +67,8 @@ class MDIController(Controller):
         correction_threshold: float = 150.0,
         correction_gap: int = 180,
         isf: Literal["quest", "1800"] = "1800",
+        trend_minutes: float = 30.0,
+        reduce_below_target: bool = True,
     ) -> None:
         self.injection_hours = injection_hours
         self.basal_scale = basal_scale
@@ -69,6 +80,8 @@ class MDIController(Controller):
         self.correction_threshold = correction_threshold
         self.correction_gap = correction_gap
         self.isf = isf
+        self.trend_minutes, self.reduce_below_target = trend_minutes, reduce_below_target
+        self._bgs = np.zeros((0, 4))
         self._last_bolus = np.zeros(0)
         self._params: PatientParams | None = None
         self._dose = np.zeros(0)
@@ -82,6 +95,7 @@ class MDIController(Controller):
         dose = params.basal_rate * _DAY * self.basal_scale / len(self._times)
         self._dose = _round_to(dose, self.basal_increment)
         self._last_bolus = np.full(params.n_patients, -np.inf)
+        self._bgs = np.full((params.n_patients, 4), np.nan)  # CGM now, 5, 10, 15 min ago
 
     def absorption(self, minute: int) -> FloatArray:
         """Long-acting absorption (U/min) at ``minute``, counting injections since 3 days before."""
@@ -90,14 +104,23 @@ class MDIController(Controller):
         since = (minute - starts)[starts <= minute].astype(np.float64)
         return self._dose * float(long_acting_rate(since, self.onset, self.duration).sum())
 
+    def trend(self, cgm: FloatArray) -> FloatArray:
+        """Glucose the CGM trend points to ``trend_minutes`` ahead (mg/dL); ``cgm`` without history."""
+        bgs = np.where(np.isnan(self._bgs), cgm[:, None], self._bgs)
+        slope = np.minimum(bgs[:, 0] - bgs[:, 1], (bgs[:, 0] - bgs[:, 3]) / 3) / 5
+        return np.asarray(cgm + self.trend_minutes * slope)
+
     def policy(self, cgm: FloatArray, carbs: FloatArray, minute: int) -> ControllerAction:
         p = self._params
         if p is None:
             raise RuntimeError("MDIController.reset(params) must be called before policy()")
         injected = self._dose if minute % _DAY in self._times else np.zeros_like(self._dose)
+        if minute % 5 == 0:
+            self._bgs = np.column_stack([cgm, self._bgs[:, :-1]])
         due = (cgm > self.correction_threshold) & (minute - self._last_bolus >= self.correction_gap)
         isf = p.CF if self.isf == "quest" else rule_1800_isf(p.basal_rate)
-        correction = np.where(due, (cgm - self.target) / isf, 0.0)
+        over = (self.trend(cgm) - self.target) / isf
+        correction = np.where(due | (self.reduce_below_target & (over < 0)), over, 0.0)
         bolus = np.where(
             carbs > 0, _round_to(np.maximum(carbs / p.CR + correction, 0.0), self.bolus_increment), 0.0
         )

@@ -71,10 +71,18 @@ class MPCController(Controller):
     fading linearly to 0 over ``disturbance_decay`` minutes. The basal correction is the first move
     of :func:`mpc_gain` (closed form, precomputed in :meth:`reset`), then the safety rules:
 
-    1. predicted low: ``cgm < low_bg`` or ``min(g_free)`` over the next ``suspend_horizon``
-       minutes below ``suspend_below``: basal 0 (suspend);
-    2. net insulin on board above ``max_iob_hours`` hours of basal: no rate above the basal;
-    3. the rate is clipped to ``[0, max_basal_multiple * basal]``.
+    1. predicted low: ``cgm < low_bg``, or ``min(g_free)`` over the next ``suspend_horizon``
+       minutes (the whole horizon by default) below ``suspend_below``, or the CGM trend (the more
+       negative of the last 5-minute change and the 15-minute mean) extrapolated
+       ``trend_horizon`` minutes ahead below ``suspend_below``: basal 0 (suspend);
+    2. falling glucose: CGM falling faster than ``falling_rate`` mg/dL/min (the more negative of
+       the last 5-minute change and the 15-minute mean): no rate above the basal;
+    3. net insulin on board above ``max_iob_hours`` hours of basal: no rate above the basal;
+    4. the rate is clipped to ``[0, max_basal_multiple * basal]``.
+
+    Insulin on board counts every unit the pump reports (:meth:`observe`: the loop's own basal
+    changes, meal boluses, and boluses it did not ask for), as a loop reading the pump history
+    does; without reports it counts its own requests.
 
     Args:
         target: Glucose target (mg/dL).
@@ -86,11 +94,14 @@ class MPCController(Controller):
         carb_tau: Time constant of the carb absorption model (min).
         disturbance_decay: Minutes over which the unexplained glucose change fades.
         suspend_below: Predicted glucose that suspends the basal (mg/dL).
-        suspend_horizon: Minutes ahead the suspend rule looks.
+        suspend_horizon: Minutes ahead the model-based suspend rule looks.
         low_bg: CGM below which the basal is suspended whatever the prediction (mg/dL).
         max_iob_hours: Net insulin on board, as hours of scheduled basal, above which the loop
             adds no insulin.
         max_basal_multiple: Largest rate as a multiple of the scheduled basal.
+        falling_rate: CGM fall (mg/dL/min) from which the loop gives no more than the basal;
+            ``inf`` for none.
+        trend_horizon: Minutes ahead the CGM trend is extrapolated for the suspend; 0 for none.
         isf: The model's insulin sensitivity: ``"quest"`` (the patient's ``CF``) or ``"1800"``
             (:func:`~wearbench.sim.controller._insulin.rule_1800_isf`).
     """
@@ -106,10 +117,12 @@ class MPCController(Controller):
         carb_tau: float = 45.0,
         disturbance_decay: float = 60.0,
         suspend_below: float = 80.0,
-        suspend_horizon: float = 30.0,
+        suspend_horizon: float = 180.0,
         low_bg: float = 70.0,
         max_iob_hours: float = 2.0,
         max_basal_multiple: float = 4.0,
+        falling_rate: float = 1.0,
+        trend_horizon: float = 30.0,
         isf: Literal["quest", "1800"] = "1800",
     ) -> None:
         self.target, self.horizon, self.moves, self.weight = target, horizon, moves, weight
@@ -117,6 +130,7 @@ class MPCController(Controller):
         self.disturbance_decay = disturbance_decay
         self.suspend_below, self.suspend_horizon, self.low_bg = suspend_below, suspend_horizon, low_bg
         self.max_iob_hours, self.max_basal_multiple = max_iob_hours, max_basal_multiple
+        self.falling_rate, self.trend_horizon = falling_rate, trend_horizon
         self.isf = isf
         self._isf = np.zeros(0)
         self._params: PatientParams | None = None
@@ -155,17 +169,27 @@ class MPCController(Controller):
         d = (delta - model[:, 0])[:, None] * np.maximum(0.0, 1 - steps * _STEP / self.disturbance_decay)
         return bg[:, None] + np.cumsum(model + d, axis=1)
 
-    def decide(self, bg: FloatArray, free: FloatArray, iob: FloatArray) -> FloatArray:
-        """Basal rate (U/min) from the free path and net insulin on board (U), by the rules above."""
+    def decide(self, bg: FloatArray, free: FloatArray, iob: FloatArray, slope: FloatArray) -> FloatArray:
+        """Basal rate (U/min) by the rules above.
+
+        Args:
+            bg: CGM now (mg/dL).
+            free: Free glucose path (mg/dL), shape ``(P, horizon)``.
+            iob: Net insulin on board (U).
+            slope: CGM trend (mg/dL/min): the more negative of the last 5-minute change and the
+                15-minute mean, per minute.
+        """
         p = self._params
         if p is None:
             raise RuntimeError("MPCController.reset(params) must be called before decide()")
         basal = p.basal_rate
         rate = basal - (free - self.target) @ self._gain / self._isf
-        rate = np.where(iob > self.max_iob_hours * 60 * basal, np.minimum(rate, basal), rate)
-        rate = np.clip(rate, 0.0, self.max_basal_multiple * basal)
+        hold = (iob > self.max_iob_hours * 60 * basal) | (slope < -self.falling_rate)
+        rate = np.clip(np.where(hold, np.minimum(rate, basal), rate), 0.0, self.max_basal_multiple * basal)
         near = free[:, : max(1, int(self.suspend_horizon) // _STEP)]
-        return np.where((bg < self.low_bg) | (near.min(axis=1) < self.suspend_below), 0.0, rate)
+        low = (bg < self.low_bg) | (near.min(axis=1) < self.suspend_below)
+        low |= (self.trend_horizon > 0) & (bg + self.trend_horizon * slope < self.suspend_below)
+        return np.where(low, 0.0, rate)
 
     def policy(self, cgm: FloatArray, carbs: FloatArray, minute: int) -> ControllerAction:
         p, ins, meals = self._params, self._insulin, self._carbs
@@ -174,10 +198,18 @@ class MPCController(Controller):
         if minute % _STEP == 0:
             self._bgs = np.column_stack([cgm, self._bgs[:, :-1]])
             bgs = np.where(np.isnan(self._bgs), cgm[:, None], self._bgs)
-            free = self.free_path(cgm, (bgs[:, 0] - bgs[:, 3]) / 3, minute)
-            self._rate = self.decide(cgm, free, ins.on_board(minute))
+            mean = (bgs[:, 0] - bgs[:, 3]) / 3  # mean change per 5 min over 15 min
+            free = self.free_path(cgm, mean, minute)
+            slope = np.minimum(bgs[:, 0] - bgs[:, 1], mean) / _STEP
+            self._rate = self.decide(cgm, free, ins.on_board(minute), slope)
         below = np.minimum(cgm - self.target, 0.0) / self._isf  # reduction below target (U)
         bolus = np.where(carbs > 0, np.maximum(carbs / p.CR + below, 0.0), 0.0)
         ins.record(minute, self._rate - p.basal_rate + bolus)
         meals.record(minute, np.maximum(carbs, 0.0))
         return ControllerAction(basal=self._rate, bolus=bolus)
+
+    def observe(self, minute: int, basal: FloatArray, bolus: FloatArray) -> None:
+        """Count what the pump reports for ``minute`` (replaces the request counted in :meth:`policy`)."""
+        if self._params is None or self._insulin is None:
+            raise RuntimeError("MPCController.reset(params) must be called before observe()")
+        self._insulin.record(minute, basal - self._params.basal_rate + bolus)

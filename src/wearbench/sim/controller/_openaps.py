@@ -44,7 +44,9 @@ class OpenAPSController(Controller):
 
     Every 5 minutes it predicts glucose from the CGM, net insulin on board (relative to the
     scheduled basal), carbs on board and the recent deviation, then sets a temp basal (rules in
-    :meth:`decide`). Announced carbs get a bolus of ``carbs / CR`` at once (reduced by
+    :meth:`decide`). Insulin on board counts every unit the pump reports (:meth:`observe`: temps,
+    meal boluses and boluses the loop did not ask for), as oref0 reads the pump history. Announced
+    carbs get a bolus of ``carbs / CR`` at once (reduced by
     ``(target - cgm) / ISF`` below target, never negative) and enter carbs on board. Rates are
     capped at ``min(max_basal, max_daily_safety_multiplier * max daily basal,
     current_basal_safety_multiplier * current basal)`` (the basal is flat, so both multipliers
@@ -180,7 +182,9 @@ class OpenAPSController(Controller):
            above ``bgi + (target - eventual) / 24``), scheduled basal; else a low temp
            ``basal + 2 * insulin_req`` U/h with ``insulin_req = min(0, (eventual - target) / ISF)``.
         3. ``eventual < max_bg`` or ``min_pred < min_bg``: scheduled basal.
-        4. Otherwise a high temp ``basal + 2 * insulin_req`` U/h with
+        4. Glucose falling faster than expected (``min_delta < bgi + (target - eventual) / 24``,
+           oref0's "Delta < Exp. Delta"): scheduled basal, no high temp.
+        5. Otherwise a high temp ``basal + 2 * insulin_req`` U/h with
            ``insulin_req = (min(eventual, min_pred) - target) / ISF`` capped at ``max_iob - iob``
            (and at 0), the rate capped at the maximum safe basal.
 
@@ -208,6 +212,13 @@ class OpenAPSController(Controller):
         if self.max_basal is not None:
             cap = np.minimum(cap, self.max_basal / 60)
         high = np.minimum(basal + high_req / 30, np.maximum(cap, basal))
-        rate = np.where((pred.eventual < self.max_bg) | (pred.min_pred < self.min_bg), basal, high)
+        keep = (pred.eventual < self.max_bg) | (pred.min_pred < self.min_bg) | (min_delta < expected)
+        rate = np.where(keep, basal, high)
         rate = np.where(pred.eventual < self.min_bg, low, rate)
         return np.where((bg < self.threshold) | (pred.min_guard < self.threshold), 0.0, rate)
+
+    def observe(self, minute: int, basal: FloatArray, bolus: FloatArray) -> None:
+        """Count what the pump reports for ``minute`` (replaces the request counted in :meth:`policy`)."""
+        if self._params is None or self._insulin is None:
+            raise RuntimeError("OpenAPSController.reset(params) must be called before observe()")
+        self._insulin.record(minute, basal - self._params.basal_rate + bolus)

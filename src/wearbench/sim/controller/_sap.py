@@ -19,7 +19,8 @@ class SAPController(Controller):
 
     Bolus insulin on board (IOB, U) follows the exponential curve of
     :func:`~wearbench.sim.controller._insulin.exponential_iob` (``dia``, ``peak``), counting
-    boluses only, as pump bolus calculators do (Zisser et al. 2008, Diabetes Technol Ther 10:441).
+    boluses only, as pump bolus calculators do (Zisser et al. 2008, Diabetes Technol Ther 10:441),
+    and every bolus the pump reports (:meth:`observe`), not only those it calculated.
 
     The correction factor ``ISF`` is by default the 1800 rule, not ``CF``: simglucose's ``CF``
     (``Quest.csv``) is 2-4 times smaller, and corrections with it drive some children to the
@@ -36,9 +37,12 @@ class SAPController(Controller):
       Aleppo et al. 2017, J Endocr Soc 1:1445), and the last bolus was at least ``min_gap``
       minutes ago, give
       ``f (cgm - target) / ISF - IOB`` if that is at least ``min_bolus`` U.
-    * No automatic change of the basal rate, except the pump's low-glucose (threshold) suspend:
-      basal 0 while the CGM is below ``suspend_below`` (MiniMed 530G-style; Bergenstal et al.
-      2013, N Engl J Med 369:224).
+    * No automatic change of the basal rate, except the pump's low-glucose suspend: basal 0 while
+      the CGM is below ``suspend_below`` (threshold suspend, MiniMed 530G; Bergenstal et al.
+      2013, N Engl J Med 369:224) and, checked at every CGM check, while the CGM trend (the more
+      negative of the last 5-minute change and the 15-minute mean, per minute) extrapolated
+      ``predict_minutes`` ahead is below ``predict_below`` (predictive low-glucose suspend,
+      Tandem Basal-IQ: 80 mg/dL in 30 minutes; Forlenza et al. 2018, Diabetes Care 41:2155).
 
     Args:
         target: Glucose target of corrections (mg/dL).
@@ -54,6 +58,9 @@ class SAPController(Controller):
         trend_window: Minutes back over which a correction needs a CGM that is not falling.
         suspend_below: Low-glucose suspend: basal is 0 while the CGM is below this (mg/dL); 0 for
             none.
+        predict_below: Predictive suspend: basal is 0 while the CGM extrapolated
+            ``predict_minutes`` ahead is below this (mg/dL); 0 for none.
+        predict_minutes: Minutes ahead of the predictive suspend.
     """
 
     def __init__(
@@ -69,6 +76,8 @@ class SAPController(Controller):
         isf: Literal["quest", "1800"] = "1800",
         trend_window: int = 30,
         suspend_below: float = 70.0,
+        predict_below: float = 80.0,
+        predict_minutes: float = 30.0,
     ) -> None:
         self.target = target
         self.correction_threshold = correction_threshold
@@ -81,6 +90,8 @@ class SAPController(Controller):
         self.isf = isf
         self.trend_window = trend_window
         self.suspend_below = suspend_below
+        self.predict_below, self.predict_minutes = predict_below, predict_minutes
+        self._predicted_low = np.zeros(0, dtype=bool)
         self._cgm_log = np.zeros((0, 0))
         self._params: PatientParams | None = None
         self._iob: DoseHistory | None = None
@@ -91,6 +102,7 @@ class SAPController(Controller):
         curve = exponential_iob(np.arange(int(self.dia) + 1, dtype=np.float64), self.dia, self.peak)
         self._iob = DoseHistory(params.n_patients, curve)
         self._last_bolus = np.full(params.n_patients, -np.inf)
+        self._predicted_low = np.zeros(params.n_patients, dtype=bool)
         self._cgm_log = np.full((params.n_patients, self.trend_window // self.check_every + 1), np.nan)
 
     def policy(self, cgm: FloatArray, carbs: FloatArray, minute: int) -> ControllerAction:
@@ -110,6 +122,23 @@ class SAPController(Controller):
             due = (carbs <= 0) & (cgm > self.correction_threshold) & gap_ok & rising
             correction = over - iob
             bolus = np.where(due & (correction >= self.min_bolus), correction, bolus)
+            self._predicted_low = self._trend(cgm) < self.predict_below
         self._last_bolus = np.where(bolus > 0, float(minute), self._last_bolus)
         history.record(minute, bolus)
-        return ControllerAction(basal=np.where(cgm < self.suspend_below, 0.0, p.basal_rate), bolus=bolus)
+        suspend = (cgm < self.suspend_below) | self._predicted_low
+        return ControllerAction(basal=np.where(suspend, 0.0, p.basal_rate), bolus=bolus)
+
+    def _trend(self, cgm: FloatArray) -> FloatArray:
+        """CGM extrapolated ``predict_minutes`` ahead from its trend (mg/dL; ``cgm`` without history)."""
+        log = np.where(np.isnan(self._cgm_log), cgm[:, None], self._cgm_log)
+        back = min(3, log.shape[1] - 1)
+        slope = np.minimum(log[:, 0] - log[:, min(1, back)], (log[:, 0] - log[:, back]) / max(back, 1))
+        return np.asarray(cgm + self.predict_minutes / self.check_every * slope)
+
+    def observe(self, minute: int, basal: FloatArray, bolus: FloatArray) -> None:
+        """Count the boluses the pump reports for ``minute`` (its bolus history), replacing the request."""
+        del basal
+        if self._iob is None:
+            raise RuntimeError("SAPController.reset(params) must be called before observe()")
+        self._iob.record(minute, bolus)
+        self._last_bolus = np.where(bolus > 0, float(minute), self._last_bolus)
