@@ -76,6 +76,10 @@ class SampledController(Controller):
             return self._held._replace(long_acting=action.long_acting)
         return self._held
 
+    def observe(self, minute: int, basal: FloatArray, bolus: FloatArray) -> None:
+        """Pass the pump's report of every minute on to the wrapped controller."""
+        self.inner.observe(minute, basal, bolus)
+
 
 def env_controller(controller: Controller, sample_time: int) -> SampledController:
     """``controller`` as simglucose's env drives it: a :class:`SampledController`.

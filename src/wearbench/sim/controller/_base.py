@@ -10,8 +10,6 @@ import numpy as np
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["BasalBolusController", "Controller", "ControllerAction"]
-
 
 class ControllerAction(NamedTuple):
     """Insulin requested for the coming minute, each of shape ``(P,)``.

@@ -26,15 +26,6 @@ import numpy as np
 
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = [
-    "DoseHistory",
-    "erlang_remaining",
-    "exponential_activity",
-    "exponential_iob",
-    "long_acting_rate",
-    "rule_1800_isf",
-]
-
 
 def _shape(peak: float, dia: float) -> tuple[float, float, float]:
     if not 0 < 2 * peak < dia:

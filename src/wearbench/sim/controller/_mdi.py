@@ -11,8 +11,6 @@ from wearbench.sim.controller._insulin import long_acting_rate, rule_1800_isf
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["MDIController"]
-
 _DAY = 1440
 
 

@@ -11,8 +11,6 @@ from wearbench.sim.controller._insulin import DoseHistory, erlang_remaining, exp
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["MPCController", "mpc_gain"]
-
 _STEP = 5  # minutes between controller runs and prediction points
 
 

@@ -18,8 +18,6 @@ from wearbench.sim.controller._insulin import DoseHistory, exponential_iob, rule
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["OpenAPSController", "Prediction"]
-
 _STEP = 5  # minutes between loop runs and prediction points
 
 

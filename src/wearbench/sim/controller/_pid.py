@@ -8,8 +8,6 @@ from wearbench.sim.controller._base import Controller, ControllerAction
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["PIDController"]
-
 
 class PIDController(Controller):
     """PID on sensor glucose, as simglucose's ``PIDController``; output is all basal.

@@ -11,8 +11,6 @@ from wearbench.sim.controller._insulin import DoseHistory, exponential_iob, rule
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["SAPController"]
-
 
 class SAPController(Controller):
     """Pump basal at the patient's rate; boluses from a bolus calculator and the displayed CGM.
