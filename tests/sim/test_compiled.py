@@ -227,9 +227,9 @@ def test_fast_loop_only_for_its_controllers(monkeypatch: pytest.MonkeyPatch) -> 
 
     calls: list[str] = []
 
-    def spy(*args: object) -> dict[str, np.ndarray]:
+    def spy(*args: object, **kwargs: object) -> dict[str, np.ndarray]:
         calls.append(type(args[2]).__name__)
-        return run_fast(*args)  # type: ignore[arg-type]
+        return run_fast(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(simulate_module, "run_fast", spy)
     simulate(["adult#001"], 1, engine="numba", controller="pid")

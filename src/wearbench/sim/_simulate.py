@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
@@ -13,7 +12,6 @@ from wearbench._registry import registry
 from wearbench.sim._fast import fast_loop_supports, run_fast
 from wearbench.sim._loop import (
     CGMStage,
-    LoopState,
     MealStage,
     PlainMeals,
     PlainPump,
@@ -139,10 +137,10 @@ def run_simulation(
         loop: As :func:`simulate`.
         engine: As :func:`simulate`.
         checkpoint_every: Keep the loop's state every this many minutes (always at minute 0), or
-            ``None`` for none: the run then cannot be re-run from a minute, and a fault-free
-            basal-bolus or PID run may take the compiled whole-run loop. A counterfactual re-runs
-            from the latest checkpoint at or before its injection minute. Checkpoints share
-            arrays with the run and cost little.
+            ``None`` for none: the run then cannot be re-run from a minute. A counterfactual
+            re-runs from the latest checkpoint at or before its injection minute. Checkpoints
+            share arrays with the run and cost little; a fault-free basal-bolus or PID run on the
+            numba engine takes the compiled whole-run loop with or without them.
 
     Returns:
         The run (:class:`~wearbench.sim._run.SimulationRun`); ``run.frame()`` is what
@@ -190,17 +188,16 @@ def run_simulation(
         raise WearbenchError(f"checkpoint_every must be at least 1 minute, got {checkpoint_every}")
     marks = range(0, minutes, checkpoint_every) if checkpoint_every is not None else ()
     engine = resolve_engine(engine)
-    compiled = checkpoint_every is None and faults is None and loop == "default"
-    if compiled and fast_loop_supports(ctrl, engine):  # its streams equal run_loop's bit for bit
-        rec: dict[str, FloatArray] = run_fast(
-            params, carbs_all, ctrl, cgm_sensor, noise, the_pump, substeps, ex
+    if faults is None and loop == "default" and fast_loop_supports(ctrl, engine):
+        # the compiled loop: its streams and checkpoints equal run_loop's bit for bit
+        looped = run_fast(
+            params, carbs_all, ctrl, cgm_sensor, noise, the_pump, substeps, ex, checkpoints=marks
         )
-        checkpoints: Mapping[int, LoopState] = {}
     else:
         looped = run_loop(
             params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks, engine=engine
         )
-        rec, checkpoints = dict(looped), looped.checkpoints
+    rec, checkpoints = dict(looped), looped.checkpoints
     return SimulationRun(
         patients=tuple(patients), params=params, days=days,
         seed=None if isinstance(seed, np.random.Generator) else int(seed),
