@@ -8,6 +8,8 @@ run the same kernel and agree bit for bit.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,8 +29,17 @@ from wearbench.sim import (
     step_minute,
 )
 from wearbench.sim import _simulate as simulate_module
-from wearbench.sim._fast import fast_loop_supports, run_fast
-from wearbench.sim._loop import RECORDED, PlainMeals, PlainPump, PlainSensor, run_loop
+from wearbench.sim._counterfactual import ExtraInsulin
+from wearbench.sim._fast import (
+    FAST_ROWS,
+    fast_loop_supports,
+    fast_resume_supports,
+    pack_state,
+    resume_fast,
+    run_fast,
+)
+from wearbench.sim._loop import RECORDED, LoopRecord, PlainMeals, PlainPump, PlainSensor, run_loop
+from wearbench.sim._state import snapshot
 from wearbench.sim.patient import PatientParams, PatientState, step_system
 from wearbench.sim.patient import _compiled as compiled
 from wearbench.sim.patient._model import exercise_step
@@ -129,6 +140,102 @@ def test_compiled_loop_equals_run_loop_bit_for_bit(controller: BasalBolusControl
         np.testing.assert_allclose(fast[k], ref[k], rtol=0, atol=TOL, err_msg=k)
     assert not fast["long_acting"].any()
     assert np.array_equal(fast["carbs"], eaten.T)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+HOLD = 602  # a checkpoint between Dexcom samples (every 3 min): the held reading must carry over
+
+
+class DexcomRun(NamedTuple):
+    params: PatientParams
+    eaten: np.ndarray
+    noise: np.ndarray
+    sensor: Sensor
+    pump: Pump
+    exercise: np.ndarray
+    loop: LoopRecord
+    end: np.ndarray  # the packed end state, taken before anything resets the live controller
+
+
+def _dexcom_run(controller: BasalBolusController | PIDController) -> DexcomRun:
+    params = load_params(PATIENTS)
+    rng = np.random.default_rng(11)
+    eaten, sensor, pump = random_meals(3, 1, rng), Sensor.named("Dexcom"), Pump.named("Insulet")
+    noise = sensor.noise(3, 1440, rng)
+    ex = _sessions(3, 1440)[0]
+    ex[0, 590:640] = 0.6  # patient 0 runs across the checkpoint: z matters
+    controller.reset(params)
+    stages = (PlainSensor(sensor, noise), PlainMeals(), PlainPump(pump, 3))
+    loop = run_loop(
+        params, initial_state(params), eaten, controller, stages, 2, ex, checkpoints=[HOLD], engine="numba"
+    )
+    return DexcomRun(params, eaten, noise, sensor, pump, ex, loop, pack_state(loop.end))
+
+
+@pytest.mark.parametrize(
+    "controller", [BasalBolusController(target=120.0), PIDController(p=0.002, target=130.0)]
+)
+def test_compiled_checkpoints_equal_run_loop_checkpoints(
+    controller: BasalBolusController | PIDController,
+) -> None:
+    r = _dexcom_run(controller)
+    controller.reset(r.params)
+    fast = run_fast(
+        r.params, r.eaten, controller, r.sensor, r.noise, r.pump, 2, r.exercise, checkpoints=[0, HOLD, 1440]
+    )
+    assert sorted(fast.checkpoints) == [0, HOLD, 1440]
+    want, got = r.loop.checkpoints[HOLD], fast.checkpoints[HOLD]
+    assert _same_bits(pack_state(got), pack_state(want))  # x, meal bookkeeping, z, held reading, PID
+    assert got.z[0] > 0.1  # mid-run exercise state
+    held = got.stages[0]._last  # type: ignore[attr-defined]
+    assert _same_bits(held, fast["cgm"][HOLD - 1])  # minute 602 is no sample: the reading of 600
+    assert not _same_bits(held, fast["cgm"][HOLD + 1])  # ... and 603 is a new one
+    if isinstance(controller, PIDController):
+        assert isinstance(got.controller, PIDController)
+        assert _same_bits(got.controller._integral, want.controller._integral)  # type: ignore[attr-defined,arg-type]
+        assert got.controller._integral[0] != 0.0  # type: ignore[index]
+    assert _same_bits(pack_state(fast.checkpoints[1440]), r.end)
+    assert _same_bits(pack_state(fast.end), r.end)
+    assert fast.checkpoints[0].stages[0]._last is None  # type: ignore[attr-defined]
+    for k in RECORDED:
+        assert _same_bits(fast[k], r.loop[k]), k
+
+
+@pytest.mark.parametrize(
+    "controller", [BasalBolusController(target=120.0), PIDController(p=0.002, target=130.0)]
+)
+def test_resumed_compiled_loop_equals_resumed_run_loop(
+    controller: BasalBolusController | PIDController,
+) -> None:
+    """From a checkpoint mid-hold and mid-exercise, with insulin taken by hand: the same bits."""
+    r = _dexcom_run(controller)
+    cp = r.loop.checkpoints[HOLD]
+    state = pack_state(cp)
+    assert fast_resume_supports(cp, "numba")
+    assert not fast_resume_supports(cp, "numpy")
+    extra = np.zeros((3, 1440))
+    extra[0, 610], extra[2, HOLD] = 2.0, 1.5
+    ctrl, (sensor_stage, meals, pump_stage) = snapshot((cp.controller, cp.stages))  # run_loop changes them
+    stages = (sensor_stage, meals, ExtraInsulin(pump_stage, extra))
+    want = run_loop(
+        r.params, cp.patient, r.eaten, ctrl, stages, 2, r.exercise, start=HOLD, stop=1300, z=cp.z,
+        checkpoints=[900], engine="numba",
+    )  # fmt: skip
+    stop = np.array([1300, 1300, 900])  # patient 2 stops early: its end state is the checkpoint at 900
+    out, _ = resume_fast(
+        r.params, r.eaten, controller, r.sensor, r.noise, r.pump, 2, state, (np.full(3, HOLD), stop),
+        exercise=r.exercise, extra_insulin=extra,
+    )  # fmt: skip
+    for row, name in enumerate(FAST_ROWS):
+        assert _same_bits(out[row, :2].T, want[name][:, :2]), name
+        assert _same_bits(out[row, 2, : 900 - HOLD], want[name][: 900 - HOLD, 2]), name
+    assert want["bolus"][610 - HOLD, 0] >= 2.0  # the hand-taken insulin is in the bolus
+    assert want["bolus"][0, 2] >= 1.5  # at the first minute too
+    assert _same_bits(state[:, :2], pack_state(want.end)[:, :2])
+    assert _same_bits(state[:, 2], pack_state(want.checkpoints[900])[:, 2])
 
 
 def _random_state(n: int, rng: np.random.Generator) -> tuple[PatientState, PatientParams]:

@@ -5,6 +5,13 @@ of the run taken from the run's latest checkpoint before its injection minute (c
 patient and exercise state, with the same sensor noise and fault plan), and differs from the
 original only by its event, written into its own row of the inputs (meals eaten, exercise
 intensity, extra insulin). Until the event the member reproduces the original run bit for bit.
+
+A fault-free run of the default loop with the basal-bolus or PID controller on the numba engine
+takes the compiled loop instead (:func:`~wearbench.sim._fast.resume_fast`, bit for bit the same as
+``run_loop`` with the numba step): every member then runs alone from its own checkpoint to its
+own stop, and starts from the latest checkpoint at or before the first minute its inputs differ
+from the run's (a late-night snack at 23:00 requested at noon re-runs from 23:00); the minutes
+before are the run's own streams, which that re-run would reproduce bit for bit.
 See ``docs/cgm-counterfactual.md``.
 """
 
@@ -18,7 +25,8 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.sim._events import Event, EventInputs
-from wearbench.sim._loop import Dose, PumpStage, run_loop
+from wearbench.sim._fast import FAST_ROWS, STATE_ROWS, fast_resume_supports, pack_state, resume_fast
+from wearbench.sim._loop import RECORDED, Dose, PumpStage, run_loop
 from wearbench.sim._run import SimulationRun
 from wearbench.sim._state import select_params, select_patients, select_state
 from wearbench.sim.controller import ControllerAction
@@ -120,6 +128,8 @@ def simulate_counterfactuals(
         WearbenchError: As :func:`simulate_counterfactual`, naming the request.
     """
     checked = [_check(run, i, r) for i, r in enumerate(requests)]
+    if checked and _compiled(run):
+        return _run_compiled(run, checked)
     order = sorted(range(len(checked)), key=lambda i: checked[i].at)
     results: dict[int, CounterfactualResult] = {}
     batch: list[int] = []
@@ -156,13 +166,7 @@ def _run_batch(
     idx = np.array([int(r.patient) for r in members], dtype=np.intp)
     cp = run.checkpoint_before(min(r.at for r in members))
     stop = max(r.at + (r.horizon or 0) for r in members)
-    inputs = _inputs(run, idx)
-    for k, r in enumerate(members):
-        where = f"counterfactual {batch[k]} ({type(r.event).__name__} at minute {r.at})"
-        try:
-            r.event.inject(inputs.row(k), r.at, float(run.params.BW[int(r.patient)]))
-        except WearbenchError as e:
-            raise WearbenchError(f"{where}: {e}") from e
+    inputs = _inputs(run, idx, members, batch)
     n = run.params.n_patients
     controller, (sensor, meals, pump) = select_patients((cp.controller, cp.stages), idx, n)
     if inputs.insulin.any():
@@ -183,10 +187,98 @@ def _run_batch(
     return out
 
 
-def _inputs(run: SimulationRun, idx: np.ndarray) -> EventInputs:
+def _inputs(
+    run: SimulationRun, idx: np.ndarray, members: list[Counterfactual], numbers: list[int]
+) -> EventInputs:
+    """The members' input rows (patients ``idx``) with each member's event injected."""
     shape = (len(idx), run.minutes)
     exercise = np.zeros(shape) if run.exercise is None else run.exercise[idx]
-    return EventInputs(eaten=run.eaten[idx], exercise=exercise, insulin=np.zeros(shape))
+    inputs = EventInputs(eaten=run.eaten[idx], exercise=exercise, insulin=np.zeros(shape))
+    for k, r in enumerate(members):
+        where = f"counterfactual {numbers[k]} ({type(r.event).__name__} at minute {r.at})"
+        try:
+            r.event.inject(inputs.row(k), r.at, float(run.params.BW[idx[k]]))
+        except WearbenchError as e:
+            raise WearbenchError(f"{where}: {e}") from e
+    return inputs
+
+
+def _compiled(run: SimulationRun) -> bool:
+    """Whether the run's re-runs can take the compiled loop (see the module docstring)."""
+    if run.faults is not None or run.loop != "default" or not run.checkpoints:
+        return False
+    return fast_resume_supports(run.checkpoints[min(run.checkpoints)], run.engine)
+
+
+def _run_compiled(run: SimulationRun, reqs: list[Counterfactual]) -> list[CounterfactualResult]:
+    """Every request through :func:`resume_fast`, each from its own checkpoint (one call)."""
+    idx = np.array([int(r.patient) for r in reqs], dtype=np.intp)
+    inputs = _inputs(run, idx, reqs, list(range(len(reqs))))
+    marks = np.array(sorted(run.checkpoints), dtype=np.int64)
+    at = np.array([r.at for r in reqs], dtype=np.int64)
+    stop = at + np.array([r.horizon or 0 for r in reqs], dtype=np.int64)
+    where = np.searchsorted(marks, at, side="right") - 1
+    if where.min() < 0:
+        run.checkpoint_before(int(at[where.argmin()]))  # raises: no checkpoint that early
+    begin = marks[where]
+    first = _first_change(run, inputs, idx, begin, stop)
+    start = np.where(first < stop, marks[np.searchsorted(marks, first, side="right") - 1], stop)
+    state = np.empty((STATE_ROWS, len(reqs)))
+    for minute in np.unique(start[start < stop]):
+        on = start == minute
+        state[:, on] = pack_state(run.checkpoints[int(minute)])[:, idx[on]]
+    ex_on = np.full(len(reqs), run.exercise is not None) | inputs.exercise.any(axis=1)
+    out, _ = resume_fast(
+        select_params(run.params, idx), inputs.eaten, run.checkpoints[int(marks[0])].controller, run.sensor,
+        None if run.noise is None else run.noise[idx], run.pump, run.substeps, state, (start, stop),
+        exercise=inputs.exercise if ex_on.any() else None, exercise_on=ex_on,
+        extra_insulin=inputs.insulin if inputs.insulin.any() else None,
+    )  # fmt: skip
+    return [
+        _compiled_result(run, inputs, out, k, r, (int(begin[k]), int(start[k]), int(stop[k])))
+        for k, r in enumerate(reqs)
+    ]
+
+
+def _first_change(
+    run: SimulationRun, inputs: EventInputs, idx: np.ndarray, begin: np.ndarray, stop: np.ndarray
+) -> np.ndarray:
+    """Per member, the first minute in ``begin .. stop - 1`` with inputs unlike the run's (else stop)."""
+    lo, hi = int(begin.min()), int(stop.max())
+    changed = (inputs.eaten[:, lo:hi] != run.eaten[idx, lo:hi]) | (inputs.insulin[:, lo:hi] != 0)
+    if run.exercise is not None:
+        changed |= inputs.exercise[:, lo:hi] != run.exercise[idx, lo:hi]
+    else:
+        changed |= inputs.exercise[:, lo:hi] != 0
+    minutes = np.arange(lo, hi)
+    changed &= (minutes >= begin[:, None]) & (minutes < stop[:, None])
+    return np.where(changed.any(axis=1), lo + changed.argmax(axis=1), stop)
+
+
+def _compiled_result(
+    run: SimulationRun,
+    inputs: EventInputs,
+    out: FloatArray,
+    k: int,
+    r: Counterfactual,
+    span: tuple[int, int, int],
+) -> CounterfactualResult:
+    """Member ``k``: the run's streams from ``begin`` to ``start``, then the kernel's to ``stop``."""
+    begin, start, stop = span
+    p = int(r.patient)
+    computed = dict(zip(FAST_ROWS, out[:, k, : stop - start], strict=True))
+    for twin, row in (
+        ("cgm_clean", "cgm"),
+        ("insulin_requested", "insulin"),
+        ("insulin_delivered", "insulin"),
+    ):
+        computed[twin] = computed[row]
+    computed["carbs"] = inputs.eaten[k, start:stop]
+    computed["long_acting"] = np.zeros(stop - start)
+    streams = {s: np.concatenate([run.streams[s][begin:start, p], computed[s]]) for s in RECORDED}
+    streams["carbs_eaten"] = inputs.eaten[k, begin:stop].copy()
+    streams["exercise"] = inputs.exercise[k, begin:stop].copy()
+    return CounterfactualResult(r, run.patients[p], begin, stop, streams)
 
 
 class ExtraInsulin:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient._params import FloatArray
@@ -22,8 +21,8 @@ from wearbench.sim.scenario import (
     DEFAULT_VO2MAX,
     MEAL_CARBS_G,
     cycling_intensity,
-    exercise_array,
     running_intensity,
+    session_profile,
 )
 
 DAY = 1440
@@ -74,10 +73,9 @@ class MemberInputs:
             raise WearbenchError(
                 f"{kind} from minute {start} for {duration} min does not fit the run ({self.minutes} min)"
             )
-        one = pd.DataFrame(
-            {"patient": [0], "start": [0], "duration": [duration], "kind": [kind], "intensity": [intensity]}
-        )
-        profile = exercise_array(one, 1, duration)[0]
+        if not 0.0 <= intensity <= 1.0:
+            raise WearbenchError(f"{kind} at intensity {intensity:g} is outside [0, 1]")
+        profile = session_profile(kind, intensity, duration)
         window = self.exercise[start : start + duration]
         window[:] = np.maximum(window, profile)
 

@@ -121,7 +121,7 @@ def _unpack_state(
     ctrl = copy.copy(controller)
     if isinstance(ctrl, PIDController):
         ctrl._integral, ctrl._previous = v[_INTEGRAL], v[_PREVIOUS]
-    sensor, meals, pump = (copy.copy(s) for s in stages)
+    sensor, meals, pump = copy.copy(stages[0]), copy.copy(stages[1]), copy.copy(stages[2])
     pump._zeros = pump._zeros.copy()
     if v[_HOLDS].all():
         sensor._last = v[_HELD]

@@ -14,7 +14,12 @@ from wearbench.sim.scenario._daily import (
     Perturbation,
     meal_type_at,
 )
-from wearbench.sim.scenario._exercise import EXERCISE_KINDS, exercise_array, exercise_sessions
+from wearbench.sim.scenario._exercise import (
+    EXERCISE_KINDS,
+    exercise_array,
+    exercise_sessions,
+    session_profile,
+)
 from wearbench.sim.scenario._magnitude import DEFAULT_VO2MAX, REST_VO2, cycling_intensity, running_intensity
 from wearbench.sim.scenario._meals import (
     DEFAULT_MEALS,
@@ -49,4 +54,5 @@ __all__ = [
     "meals_from_csv",
     "random_meals",
     "running_intensity",
+    "session_profile",
 ]

@@ -50,11 +50,28 @@ def exercise_array(sessions: pd.DataFrame, n_patients: int, minutes: int) -> Flo
                 f"exercise session (patient {p}, start {start}, {duration} min, {kind}@{level}) "
                 "is outside the run or its intensity outside [0, 1]"
             )
-        mult, ramp = EXERCISE_KINDS[kind]
-        k = np.arange(duration)
-        profile = mult * level * np.minimum((k + 1) / ramp, 1.0)
+        profile = session_profile(kind, level, duration)
         out[p, start : start + duration] = np.maximum(out[p, start : start + duration], profile)
     return out
+
+
+def session_profile(kind: str, intensity: float, duration: int) -> FloatArray:
+    """Effective intensity (0-1) of one session minute by minute, shape ``(duration,)``.
+
+    Args:
+        kind: A key of :data:`EXERCISE_KINDS` (its multiplier and warm-up ramp apply).
+        intensity: Nominal intensity (0-1).
+        duration: Minutes.
+
+    Raises:
+        WearbenchError: Unknown kind.
+    """
+    if kind not in EXERCISE_KINDS:
+        raise WearbenchError(f"exercise kind {kind!r}: expected one of {sorted(EXERCISE_KINDS)}")
+    mult, ramp = EXERCISE_KINDS[kind]
+    k = np.arange(duration)
+    profile: FloatArray = mult * intensity * np.minimum((k + 1) / ramp, 1.0)
+    return profile
 
 
 def exercise_sessions(
