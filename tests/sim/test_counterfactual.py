@@ -30,7 +30,9 @@ from wearbench.sim import (
     simulate_counterfactual,
     simulate_counterfactuals,
 )
+from wearbench.sim import _counterfactual as counterfactual_module
 from wearbench.sim._events import MemberInputs
+from wearbench.sim._fast import resume_fast
 from wearbench.sim._loop import RECORDED
 from wearbench.sim.scenario import cycling_intensity, running_intensity
 
@@ -115,6 +117,61 @@ def test_prefix_with_exercise_in_the_run() -> None:
     r = simulate_counterfactual(run, AT, CycleNow(20, 120.0), patient=0, horizon=200)
     _assert_prefix(run, r, AT)
     assert r.streams["exercise"][AT - r.start + 10] > run.exercise[0, AT + 10]
+
+
+@pytest.mark.parametrize(
+    ("controller", "exercise", "normal_day"),
+    [("pid", True, 1550), ("pid", False, 1800), ("basal-bolus", True, 1550)],
+)
+def test_compiled_counterfactuals_equal_run_loop_to_the_bit(
+    controller: str, exercise: bool, normal_day: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # checkpoints every 50 min, between Dexcom samples; patient 0 runs 1550-1595 (z at 1550 > 0)
+    run = run_of(controller, False, exercise)
+    reqs = [
+        Counterfactual(0, AT, InsulinNow(2.0), 300),
+        Counterfactual(1, AT, RunNow(30, 9.0), 200),
+        Counterfactual(0, AT + 7, MealNow(40.0), 150),
+        Counterfactual(1, 1000, LateNightSnack(30.0), 600),  # the snack at 23:00 (1380)
+        # day 2 replaced: the inputs first change where the run's day 2 had a session (1550-1595,
+        # with exercise) or at the normal day's 06:00 run (1800, without)
+        Counterfactual(0, 700, NormalDay(), None),
+        Counterfactual(1, AT, MealNow(0.0), 100),  # nothing changes: the run's own streams
+    ]
+    spans: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def spy(*args: object, **kwargs: object) -> tuple[np.ndarray, np.ndarray]:
+        spans.append(tuple(np.copy(a) for a in args[8]))  # type: ignore[arg-type,attr-defined]
+        return resume_fast(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(counterfactual_module, "resume_fast", spy)
+    fast = simulate_counterfactuals(run, reqs)
+    assert len(spans) == 1  # one compiled call for the whole batch
+    start, stop = spans[0]
+    assert start.tolist() == [1550, 1550, 1600, 1350, normal_day, 1697]  # each from its own checkpoint
+    assert stop.tolist() == [1897, 1797, 1754, 1600, 2880, 1697]  # ... to its own stop
+    monkeypatch.setattr(counterfactual_module, "_compiled", lambda run: False)
+    # run_loop with the numba step, one at a time: from the checkpoint before each injection minute
+    slow = [simulate_counterfactual(run, r.at, r.event, patient=r.patient, horizon=r.horizon) for r in reqs]
+    assert len(spans) == 1
+    for a, b in zip(fast, slow, strict=True):
+        assert (a.start, a.stop) == (b.start, b.stop)
+        for s in b.streams:
+            assert _same_bits(a.streams[s], b.streams[s]), (type(a.request.event).__name__, s)
+        if a.start < a.request.at:
+            _assert_prefix(run, a, a.request.at)
+    assert fast[0].after("bolus")[0] >= 2.0
+    assert fast[3].streams["carbs_eaten"][1380 - fast[3].start] > run.eaten[1, 1380]
+
+
+def test_compiled_path_only_for_plain_numba_runs() -> None:
+    assert counterfactual_module._compiled(run_of("basal-bolus", False))
+    assert counterfactual_module._compiled(run_of("pid", False, exercise=True))
+    assert not counterfactual_module._compiled(run_of("pid", True))  # faults: run_loop
+    numpy_run = run_simulation(["adult#002"], 1, seed=1, engine="numpy")
+    assert not counterfactual_module._compiled(numpy_run)
+    mpc = run_simulation(["adult#002"], 1, seed=1, controller="hcl-mpc", checkpoint_every=720)
+    assert not counterfactual_module._compiled(mpc)
 
 
 def test_events_move_bg_in_the_expected_direction() -> None:
