@@ -150,9 +150,8 @@ def test_compiled_counterfactuals_equal_run_loop_to_the_bit(
     start, stop = spans[0]
     assert start.tolist() == [1550, 1550, 1600, 1350, normal_day, 1697]  # each from its own checkpoint
     assert stop.tolist() == [1897, 1797, 1754, 1600, 2880, 1697]  # ... to its own stop
-    monkeypatch.setattr(counterfactual_module, "_compiled", lambda run: False)
     # run_loop with the numba step, one at a time: from the checkpoint before each injection minute
-    slow = [simulate_counterfactual(run, r.at, r.event, patient=r.patient, horizon=r.horizon) for r in reqs]
+    slow = [simulate_counterfactuals(run, [r], compiled=False)[0] for r in reqs]
     assert len(spans) == 1
     for a, b in zip(fast, slow, strict=True):
         assert (a.start, a.stop) == (b.start, b.stop)

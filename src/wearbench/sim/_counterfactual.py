@@ -107,19 +107,28 @@ def simulate_counterfactual(
 
 
 def simulate_counterfactuals(
-    run: SimulationRun, requests: Sequence[Counterfactual], *, window: int = DEFAULT_WINDOW
+    run: SimulationRun,
+    requests: Sequence[Counterfactual],
+    *,
+    window: int = DEFAULT_WINDOW,
+    compiled: bool = True,
 ) -> list[CounterfactualResult]:
     """Many counterfactuals, vectorised: one run of replicated patients per batch.
 
     Requests are sorted by injection minute and cut into batches whose injection minutes lie
     within ``window`` minutes of the batch's starting checkpoint; each batch runs from that
-    checkpoint to its last ``at + horizon``. The results equal those of
-    :func:`simulate_counterfactual` one at a time, bit for bit.
+    checkpoint to its last ``at + horizon``. A run the compiled loop serves (see the module
+    docstring) runs every request in one compiled call instead, each from its own checkpoint.
+    The results equal those of :func:`simulate_counterfactual` one at a time, bit for bit
+    (``start``, the first minute of a result, is the batch's checkpoint, or with the compiled
+    loop the request's own).
 
     Args:
         run: A run from :func:`~wearbench.sim.run_simulation`.
         requests: The counterfactuals.
-        window: Span of injection minutes per batch (min).
+        window: Span of injection minutes per batch (min), for ``run_loop``.
+        compiled: ``False`` runs the batches through ``run_loop`` even where the compiled loop
+            could serve them (the same numbers; for comparisons).
 
     Returns:
         One result per request, in the order of ``requests``.
@@ -128,7 +137,7 @@ def simulate_counterfactuals(
         WearbenchError: As :func:`simulate_counterfactual`, naming the request.
     """
     checked = [_check(run, i, r) for i, r in enumerate(requests)]
-    if checked and _compiled(run):
+    if checked and compiled and _compiled(run):
         return _run_compiled(run, checked)
     order = sorted(range(len(checked)), key=lambda i: checked[i].at)
     results: dict[int, CounterfactualResult] = {}
