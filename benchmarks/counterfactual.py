@@ -1,11 +1,14 @@
 """Cost of 100 counterfactual day-ahead re-simulations of one patient against one plain patient-day.
 
 The run: ``adult#001``, ``--days`` days (Dexcom, Insulet, random meals, seed 0), checkpoints every
-60 min, with each controller of ``--controllers`` and each engine of ``--engines``. Two batches of
-``--n`` counterfactuals, each with a 1-day horizon and the seven event kinds in turn (run,
-cycling, meal, insulin, late-night snack, heavy lunch, normal day): ``same minute`` injects all at
-one minute (12:00 of day 2), ``spread`` at ``--n`` minutes spread over day 2 (one vectorised batch
-from day 2's first checkpoint, so 2 days of ``--n`` replicas).
+60 min, with each controller of ``--controllers`` and each engine of ``--engines``. Three batches
+of ``--n`` counterfactuals, each with a 1-day horizon: ``same minute`` injects the seven event
+kinds in turn (run, cycling, meal, insulin, late-night snack, heavy lunch, normal day) all at one
+minute (12:00 of day 2); ``spread`` the same at ``--n`` minutes spread over day 2 (through
+``run_loop``: one vectorised batch from day 2's first checkpoint, so 2 days of ``--n`` replicas);
+``same minute, acting now`` only the four events that change the inputs at once (run, cycling,
+meal, insulin), so that every member simulates its whole day (the compiled path skips the
+unchanged hours before a late snack, a heavy lunch or a normal day).
 
 The batch is measured against two plain patient-days of the same patient, controller and engine:
 
@@ -137,6 +140,7 @@ def measure(
     requests = {
         "same minute": [Counterfactual(0, day2 + 720, EVENTS[i % 7], 1440) for i in range(n)],
         "spread": [Counterfactual(0, day2 + i * 1440 // n, EVENTS[i % 7], 1440) for i in range(n)],
+        "same minute, acting now": [Counterfactual(0, day2 + 720, EVENTS[i % 4], 1440) for i in range(n)],
     }
     simulate_counterfactuals(run, requests["same minute"][:7])  # warm-up
     batches = {

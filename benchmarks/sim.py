@@ -13,8 +13,9 @@ simglucose-style meals. In one run this script reports:
    runs take ``run_loop`` with the engine's patient step), and the largest gap between the
    engines' outputs;
 3. the counterfactual line: ``--cf-n`` counterfactual day-ahead runs for one patient against one
-   plain patient-day through ``simulate()`` and through ``run_simulation`` (``run_loop``), with
-   basal-bolus on the numba engine (``benchmarks/counterfactual.py`` has the other cases);
+   plain patient-day through ``simulate()`` and through ``run_loop``, with basal-bolus on the
+   numba engine, through the compiled loop and through ``run_loop`` (``benchmarks/counterfactual.py``
+   has the other cases);
 4. with ``--details``: the loop alone (``run_loop`` with each step, the compiled loop) and the
    numba compile time (first calls in a fresh process with an empty cache, then with it filled,
    measured in subprocesses).
