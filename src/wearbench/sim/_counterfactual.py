@@ -32,8 +32,6 @@ from wearbench.sim._state import select_params, select_patients, select_state
 from wearbench.sim.controller import ControllerAction
 from wearbench.sim.patient._params import FloatArray
 
-__all__ = ["Counterfactual", "CounterfactualResult", "simulate_counterfactual", "simulate_counterfactuals"]
-
 DEFAULT_WINDOW = 1440  #: minutes of injection times one batch spans at most (see simulate_counterfactuals)
 
 

@@ -39,16 +39,6 @@ from wearbench.sim.patient._params import N_STATES, FloatArray
 from wearbench.sim.pump import Pump
 from wearbench.sim.sensor import Sensor
 
-__all__ = [
-    "FAST_ROWS",
-    "STATE_ROWS",
-    "fast_loop_supports",
-    "fast_resume_supports",
-    "pack_state",
-    "resume_fast",
-    "run_fast",
-]
-
 _BASAL_BOLUS, _PID = 0, 1
 #: Rows of the kernel's output (:func:`resume_fast`): the streams of RECORDED it computes.
 FAST_ROWS = ("true_bg", "gsub", "cgm", "insulin", "basal", "bolus")
