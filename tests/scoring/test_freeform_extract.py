@@ -10,6 +10,7 @@ import pytest
 from wearbench.scoring import ANSWER_TYPES, extract_answer, normalize_answer, parse_number
 
 NAN = math.nan
+IV = [(5, 9), (60, 65)]
 
 # (response, answer type, value, source)
 FOUND: list[tuple[str, str, Any, str]] = [
@@ -21,7 +22,7 @@ FOUND: list[tuple[str, str, Any, str]] = [
     ('Format: {"answer": 0}. My result: {"answer": 7}', "integer", 7, "json"),  # the last one wins
     ("{'answer': True}", "yes_no", "yes", "json"),
     ('{"answer": "[[60, 90], [0, 30]]"}', "intervals", [(0, 30), (60, 90)], "json"),  # string re-read
-    ('{"answer": [{"start": 600, "end": 615}, {"start": 5, "end": 10}]}', "intervals", [(5, 10), (600, 615)], "json"),
+    ('{"answer": [{"start": 60, "end": 65}, {"start": 5, "end": 9}]}', "intervals", IV, "json"),
     ('{"answer": {"start": 5, "end": 10}}', "intervals", [(5, 10)], "json"),
     ('{"answer": null}', "integer", NAN, "json"),
     ('{"answer": "None"}', "intervals", [], "json"),
@@ -46,7 +47,7 @@ FOUND: list[tuple[str, str, Any, str]] = [
     ("The mean is high.\nFinal **Answer:** [1, 2]", "day_list", [1, 2], "loose"),
     ("Reasoning...\nThe answer is 42.", "integer", 42, "loose"),
     ("My answer is: afternoon.", "category", "afternoon", "loose"),
-    ('{answer: 3.25}', "number", 3.25, "loose"),
+    ("{answer: 3.25}", "number", 3.25, "loose"),
     ("answer: [\n  [30, 45],\n  [0, 5]\n]", "intervals", [(0, 5), (30, 45)], "loose"),
     # 4. a one-line reply as it stands
     ("No, it does not.", "yes_no", "no", "text"),
