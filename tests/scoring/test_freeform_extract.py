@@ -25,6 +25,8 @@ FOUND: list[tuple[str, str, Any, str]] = [
     ('{"answer": [{"start": 60, "end": 65}, {"start": 5, "end": 9}]}', "intervals", IV, "json"),
     ('{"answer": {"start": 5, "end": 10}}', "intervals", [(5, 10)], "json"),
     ('{"answer": null}', "integer", NAN, "json"),
+    ('{"reasoning": "see {x}", "answer": [{"start": 1, "end": 2}]}', "intervals", [(1, 2)], "json"),
+    ("{" * 5000 + ' {"answer": 3}', "integer", 3, "json"),  # bounded search from the end
     ('{"answer": "None"}', "intervals", [], "json"),
     ('{"answer": "no intervals found"}', "intervals", [], "json"),  # not a list: empty
     ('{"answer": {"3": 45.25, "1": 30}}', "day_value_list", [(1, 30), (3, 45.25)], "json"),
@@ -41,6 +43,8 @@ FOUND: list[tuple[str, str, Any, str]] = [
     ("[5, 2, 9]", "day_list", [2, 5, 9], "literal"),
     ("```\n[[10, 20]]\n```", "intervals", [(10, 20)], "literal"),
     ("true", "yes_no", "yes", "literal"),
+    ('{"start": 5, "end": 9}', "intervals", [(5, 9)], "literal"),  # a dict without "answer"
+    ('{"2": 10, "1": 0.5}', "day_value_list", [(1, 0.5), (2, 10)], "literal"),
     # 3. a loose "answer: ..."
     ("Answer: 1,234.5 mg/dL", "number", 1234.5, "loose"),
     ("answer = yes.", "yes_no", "yes", "loose"),

@@ -6,7 +6,7 @@ Finding, in order (the first that yields a value wins):
    (```json … ```), or an object embedded in prose (the last one in the text); Python dict
    syntax (single quotes) is accepted too;
 2. a literal: the whole response (or fenced block) read with ``json.loads`` then
-   ``ast.literal_eval`` (``42``, ``[1, 3]``, ``[[0, 30]]``);
+   ``ast.literal_eval`` (``42``, ``[1, 3]``, ``[[0, 30]]``, ``{"3": 45.2}``);
 3. a loose ``answer: …`` (also ``Answer = …``, ``**Answer:** …``); the last one wins;
 4. a one-line response as it stands (``yes``, ``12.5 mg/dL``).
 
@@ -31,6 +31,8 @@ ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
 
 #: Longest text handed to ``ast.literal_eval`` (characters), to bound the work per response.
 _MAX_LITERAL = 100_000
+#: Most opening braces (the last ones) tried when looking for an embedded answer object.
+_MAX_BRACES = 200
 _NAN_WORDS = frozenset({"nan", "none", "null"})
 _EMPTY_WORDS = frozenset({"", "none", "null", "nan", "no", "n/a", "na", "empty", "[]"})
 _YES = frozenset({"yes", "y", "true"})
@@ -104,7 +106,7 @@ def find_answer(text: str) -> tuple[Any, str]:
         return _reread(embedded), "json"
     for candidate in candidates:
         obj = _literal(candidate)
-        if obj is not _NOT_FOUND and not isinstance(obj, dict):
+        if obj is not _NOT_FOUND:
             return _reread(obj), "literal"
     loose = _loose_answer(text)
     if loose is not _NOT_FOUND:
@@ -177,18 +179,18 @@ def _balanced(text: str, start: int) -> str | None:
 
 
 def _embedded_answer(text: str) -> Any:
-    """The answer of the last ``{…}`` object in the text that has an ``answer`` key."""
-    found: Any = _NOT_FOUND
-    i = text.find("{")
-    while i != -1:
+    """The answer of the last ``{…}`` object in the text that has an ``answer`` key.
+
+    Opening braces are tried from the end, at most :data:`_MAX_BRACES` of them, so a long
+    response with many braces costs bounded work.
+    """
+    starts = [m.start() for m in re.finditer(r"\{", text)][-_MAX_BRACES:]
+    for i in reversed(starts):
         chunk = _balanced(text, i)
         obj = _literal(chunk) if chunk else _NOT_FOUND
         if isinstance(obj, dict) and (key := _answer_key(obj)) is not None:
-            found = obj[key]
-            i = text.find("{", i + len(chunk or "{"))
-        else:
-            i = text.find("{", i + 1)
-    return found
+            return obj[key]
+    return _NOT_FOUND
 
 
 def _loose_answer(text: str) -> Any:
