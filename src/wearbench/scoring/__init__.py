@@ -1,6 +1,13 @@
-"""Scoring: MCQ accuracy with Wilson confidence intervals, run breakdowns, paired comparisons."""
+"""Scoring: MCQ accuracy and free-form (HealthLoopQA) answers, intervals, breakdowns, comparisons."""
 
 from wearbench._stats import Accuracy, accuracy, wilson_interval
+from wearbench.scoring._affiliation import (
+    Affiliation,
+    Interval,
+    affiliation,
+    affiliation_from_events,
+    clean_intervals,
+)
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 from wearbench.scoring._breakdown import (
     LABEL_FAMILIES,
@@ -14,25 +21,70 @@ from wearbench.scoring._breakdown import (
     score_store,
 )
 from wearbench.scoring._compare import Comparison, compare_runs, mcnemar_exact
+from wearbench.scoring._extract import (
+    ANSWER_TYPES,
+    AnswerType,
+    Parsed,
+    extract_answer,
+    find_answer,
+    normalize_answer,
+    parse_number,
+)
+from wearbench.scoring._freeform import (
+    METRICS,
+    ROW_FIELDS,
+    ItemScore,
+    Metric,
+    accuracy_score,
+    healthloopqa_breakdown,
+    mae,
+    metric_name,
+    score_item,
+    set_f1,
+    smape,
+)
 from wearbench.scoring._solve import SolveResult, solve_benchmark
 
 __all__ = [
+    "ANSWER_TYPES",
     "LABEL_FAMILIES",
+    "METRICS",
+    "ROW_FIELDS",
     "Accuracy",
+    "Affiliation",
+    "AnswerType",
     "Comparison",
+    "Interval",
+    "ItemScore",
+    "Metric",
+    "Parsed",
     "PositionBias",
     "RunScore",
     "SolveResult",
     "accuracy",
+    "accuracy_score",
+    "affiliation",
+    "affiliation_from_events",
     "align_rows",
     "check_bench",
+    "clean_intervals",
     "cluster_bootstrap_ci",
     "compare_runs",
     "covered_items",
+    "extract_answer",
+    "find_answer",
+    "healthloopqa_breakdown",
+    "mae",
     "mcnemar_exact",
+    "metric_name",
+    "normalize_answer",
+    "parse_number",
     "position_bias",
+    "score_item",
     "score_run",
     "score_store",
+    "set_f1",
+    "smape",
     "solve_benchmark",
     "wilson_interval",
 ]
