@@ -41,8 +41,7 @@ def _largest(boluses: list[Bolus]) -> int | None:
 )
 def total_insulin(record: PatientRecord, params: Params) -> float | None:
     """Total insulin over the record, U (2 dp)."""
-    assert record.insulin is not None  # needs=("insulin",)
-    total = total_units(record.insulin)
+    total = None if record.insulin is None else total_units(record.insulin)
     return None if total is None else round(total, 2)
 
 
