@@ -35,6 +35,8 @@ LAYERS: tuple[str, ...] = (
     # sources' import report), then the simulator that produces CGM records.
     "cgm",
     "sim",
+    # The CGM benchmark's patient records and question templates (HealthLoopQA), over cgm + sim.
+    "cgmqa",
     # The main line, as the README draws it.
     "primitives",
     "grounding",

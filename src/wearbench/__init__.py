@@ -31,6 +31,7 @@ for _kind, _modules in {
     "cgm_loader": ("wearbench.cgm.sources",),
     "fault": ("wearbench.sim.faults",),
     "controller": ("wearbench.sim.controller",),
+    "cgm_template": ("wearbench.cgmqa.pm", "wearbench.cgmqa.ad"),
 }.items():
     registry.provide(_kind, *_modules)  # type: ignore[arg-type]
 

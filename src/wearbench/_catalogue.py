@@ -50,6 +50,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "loader": ("formats",),
     "cgm_loader": ("formats", "units"),
     "fault": ("target", "stream", "category"),
+    "cgm_template": ("family", "level", "answer_type", "metric"),
 }
 
 

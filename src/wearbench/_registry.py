@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar, cast, get_args
 from wearbench._errors import UnknownNameError, WearbenchError
 
 Kind = Literal["primitive", "question", "adapter", "baseline", "representation", "loader", "cgm_loader",
-               "fault", "controller"]  # fmt: skip
+               "fault", "controller", "cgm_template"]  # fmt: skip
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 F = TypeVar("F", bound=Callable[..., Any])
