@@ -86,6 +86,51 @@ def test_plan_sizes_and_durations_are_the_seeds(plan_20x30: pd.DataFrame) -> Non
     clock = by["max_reading"]["start"] % 1440  # "after lunch", 12:00-14:00
     assert ((clock >= 720) & (clock < 840)).all()
     assert len(by["positive_spike"]) == 20 * 10
+    assert len(by["negative_spike"]) == 20 * 10
+    assert sorted(set(by["missing_signal"]["duration"])) == [15, 60]
+    assert len(by["missing_signal"]) == 20 * 6
+
+
+def _where(rows: pd.DataFrame) -> pd.DataFrame:
+    """Day (1-based) and clock minute of each start."""
+    return pd.DataFrame({"patient": rows["patient"], "day": rows["start"] // 1440 + 1,
+                         "clock": rows["start"] % 1440})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("label", "days", "clock", "template"),
+    [
+        ("positive_spike", (30, 30), (360, 720), "ad_16"),  # day 30, 06:00-12:00
+        ("positive_spike", (27, 27), (900, 1080), "ad_24"),  # day 27, 15:00-18:00 (after lunch)
+        ("negative_spike", (14, 14), (0, 1440), "ad_14"),
+        ("negative_spike", (1, 7), (0, 1440), "ad_15"),
+        ("negative_spike", (1, 30), (720, 840), "ad_33"),  # 12:00-14:00, two of them
+        ("missing_signal", (28, 29), (0, 1440), "ad_12"),
+        ("repeated_reading", (1, 30), (0, 360), "ad_40"),  # starts 00:00-03:00
+        ("max_reading", (1, 30), (720, 840), "ad_36"),
+    ],
+)
+def test_every_patient_has_each_windowed_fault(
+    plan_20x30: pd.DataFrame, label: str, days: tuple[int, int], clock: tuple[int, int], template: str
+) -> None:
+    """The profile's day and clock windows give each windowed AD template an interval for everyone."""
+    w = _where(plan_20x30[plan_20x30["label"] == label])
+    inside = w[w["day"].between(*days) & (w["clock"] >= clock[0]) & (w["clock"] < clock[1])]
+    assert sorted(set(inside["patient"])) == list(range(20)), template
+
+
+def test_day_windows_past_the_run_are_ignored_and_checked() -> None:
+    sizes = (
+        FaultSize("positive_spike", 1, 5, 5, days=(30, 30)),
+        FaultSize("zero_reading", 1, 5, 5, days=(2, 2)),
+    )
+    plan = profile_faults(FaultProfile(sizes), 3, 2, np.random.default_rng(0))
+    by = {(e.patient, e.label): e.start for e in plan.events}
+    assert all(1440 <= by[(p, "zero_reading")] < 2880 for p in range(3))  # day 2
+    assert len(plan.events) == 6  # the day-30 spike of a 2-day run goes anywhere
+    with pytest.raises(WearbenchError, match="1-based"):
+        profile_faults(FaultProfile((FaultSize("zero_reading", 1, 5, 5, days=(3, 2)),)), 1, 5,
+                       np.random.default_rng(0))  # fmt: skip
 
 
 def test_short_runs_pack_the_plan_and_a_day_is_too_short() -> None:

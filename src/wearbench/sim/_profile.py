@@ -77,11 +77,18 @@ _HOURS = 60  # minutes per hour, for the fault durations below
 
 _HEALTHLOOPQA_FAULTS = FaultProfile(
     sizes=(
-        FaultSize("positive_spike", 10, 5, 5, magnitude=60.0),
-        FaultSize("negative_spike", 8, 5, 5, magnitude=60.0),
+        # Day and clock windows give the windowed AD templates an interval to find (ad_12, ad_14,
+        # ad_15, ad_16, ad_24, ad_33, ad_40; docs/cgm-healthloopqa.md).
+        FaultSize("positive_spike", 8, 5, 5, magnitude=60.0),
+        FaultSize("positive_spike", 1, 5, 5, magnitude=60.0, hours=(6.0, 12.0), days=(30, 30)),
+        FaultSize("positive_spike", 1, 5, 5, magnitude=60.0, hours=(15.0, 18.0), days=(27, 27)),
+        FaultSize("negative_spike", 6, 5, 5, magnitude=60.0),
         FaultSize("negative_spike", 2, 5, 5, magnitude=60.0, hours=(12.0, 14.0)),
+        FaultSize("negative_spike", 1, 5, 5, magnitude=60.0, days=(14, 14)),
+        FaultSize("negative_spike", 1, 5, 5, magnitude=60.0, days=(1, 7)),
         FaultSize("missing_signal", 4, 15, 15),
-        FaultSize("missing_signal", 2, 60, 60),
+        FaultSize("missing_signal", 1, 60, 60),
+        FaultSize("missing_signal", 1, 60, 60, days=(28, 29)),
         FaultSize("repeated_reading", 1, 3 * _HOURS, 5 * _HOURS),
         FaultSize("repeated_reading", 1, 3 * _HOURS, 5 * _HOURS, hours=(0.0, 3.0)),
         FaultSize("repeated_episode", 2, 2 * _HOURS, 4 * _HOURS),

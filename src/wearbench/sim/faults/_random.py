@@ -142,6 +142,8 @@ class FaultSize:
         magnitude: Size in the fault's unit (:attr:`FaultEvent.magnitude`), or ``None``.
         intensity: Intensity (0-1) for faults sized by intensity.
         hours: Clock window ``(from, to)`` in hours for the interval start, or ``None`` (any time).
+        days: Days ``(first, last)`` (1-based, inclusive) for the interval start, or ``None`` (any
+            day); ignored in a run that ends before ``last``.
     """
 
     label: str
@@ -151,6 +153,7 @@ class FaultSize:
     magnitude: float | None = None
     intensity: float = 0.5
     hours: tuple[float, float] | None = None
+    days: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,8 @@ class FaultProfile:
                 )
             if s.per_30_days < 1 or not 0.0 <= s.intensity <= 1.0:
                 raise WearbenchError(f"fault profile {s.label}: per_30_days >= 1 and intensity in [0, 1]")
+            if s.days is not None and not 1 <= s.days[0] <= s.days[1]:
+                raise WearbenchError(f"fault profile {s.label}: days {s.days} must be 1-based, first <= last")
 
 
 def _free_starts(busy: np.ndarray, duration: int, gap: int, grid: int) -> np.ndarray:
@@ -202,11 +207,12 @@ def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.ra
     Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry, with a
     length drawn uniformly on the grid between ``min_duration`` and ``max_duration`` (all at
     ``min_duration`` when the drawn lengths would fill over a third of the run). They are placed
-    longest first, each at a start drawn uniformly among the grid minutes where it fits
-    ``min_gap`` minutes clear of the others, inside the entry's clock window when it has one
-    (anywhere when the window is full). When that leaves no room for one (short runs), the
-    patient's intervals are packed instead: shuffled, in order, at random gaps of at least
-    ``min_gap`` (clock windows ignored).
+    those with a day or clock window first, then longest first, each at a start drawn uniformly
+    among the grid minutes where it fits ``min_gap`` minutes clear of the others, inside the
+    entry's day and clock windows when it has them (anywhere when the window is full, or its days
+    lie past the end of the run). When that leaves no room for one (short runs), the patient's
+    intervals are packed instead: shuffled, in order, at random gaps of at least ``min_gap``
+    (windows ignored).
 
     Args:
         profile: The sizes.
@@ -233,7 +239,7 @@ def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.ra
             todo += [(int(d), s) for d in lengths]
         if sum(d for d, _ in todo) > minutes / 3:
             todo = [(s.min_duration, s) for _, s in todo]
-        todo.sort(key=lambda item: (-item[0], item[1].label))
+        todo.sort(key=lambda item: (item[1].hours is None and item[1].days is None, -item[0], item[1].label))
         placed = _scatter(todo, minutes, profile, rng)
         if placed is None:
             placed = _pack(todo, minutes, profile, rng)
@@ -257,16 +263,26 @@ def _scatter(
     out = []
     for duration, s in todo:
         starts = _free_starts(busy, duration, profile.min_gap, profile.grid)
-        if s.hours is not None:
-            clock = starts % 1440
-            inside = starts[(clock >= s.hours[0] * 60) & (clock < s.hours[1] * 60)]
-            starts = inside if len(inside) else starts
+        inside = _in_window(starts, s, minutes)
+        starts = inside if len(inside) else starts
         if not len(starts):
             return None
         start = int(starts[rng.integers(len(starts))])
         busy[start : start + duration] = 1
         out.append((start, duration, s))
     return out
+
+
+def _in_window(starts: np.ndarray, s: FaultSize, minutes: int) -> np.ndarray:
+    """The starts inside ``s``'s day and clock windows (a day window past the run is ignored)."""
+    keep = np.ones(len(starts), dtype=bool)
+    if s.days is not None and s.days[1] * 1440 <= minutes:
+        keep &= (starts >= (s.days[0] - 1) * 1440) & (starts < s.days[1] * 1440)
+    if s.hours is not None:
+        clock = starts % 1440
+        keep &= (clock >= s.hours[0] * 60) & (clock < s.hours[1] * 60)
+    selected: np.ndarray = starts[keep]
+    return selected
 
 
 def _pack(
