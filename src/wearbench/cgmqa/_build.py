@@ -176,7 +176,9 @@ def _draws(
             level_ts = templates(fam, level)
             if not level_ts:
                 continue
-            eligible = [s for s, r in records.items() if any(t.applicable(r) for t in level_ts)]
+            eligible = [
+                s for s, r in records.items() if sampling == "full" or any(t.applicable(r) for t in level_ts)
+            ]
             out[f"{fam}/{level}"] = draw_patients(fam, level, eligible, check_sampling(sampling), seed)
     return out
 

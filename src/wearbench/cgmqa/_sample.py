@@ -4,8 +4,9 @@
 does (``shared/specs/healthloopqa-templates.md``, "Sampling into the released benchmark"): AD 10
 descriptive, 5 memory and 5 pattern patients; PM 8 descriptive and 9 memory; PD 16 pattern. Every
 template of that level is kept for each drawn patient. ``full`` keeps every eligible patient for
-every level. A patient is eligible for a level when its record holds what at least one of that
-level's templates needs (fault labels for most AD templates, …).
+every level (every patient under ``full``, so that each (template, patient) pair is an item or a
+counted drop). Under ``seed``, a patient is eligible for a level when its record holds what at
+least one of that level's templates needs (fault labels for most AD templates, …).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class LevelDraw:
         family: ``ad``, ``pm`` or ``pd``.
         level: Cognitive level.
         wanted: Patients the sampling asks for (None: every eligible patient).
-        eligible: Eligible patients, in subject order.
+        eligible: Eligible patients (``full``: every patient), in subject order.
         chosen: Drawn patients, in subject order.
     """
 
@@ -60,7 +61,7 @@ class LevelDraw:
     def note(self) -> str:
         """One line on how the patients were chosen."""
         if self.wanted is None:
-            return f"all {len(self.eligible)} eligible"
+            return f"all {len(self.eligible)} patients"
         if self.short:
             return f"only {len(self.eligible)} eligible, fewer than the {self.wanted} asked for: took all"
         return f"drew {self.wanted} of {len(self.eligible)} eligible"
