@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -215,9 +215,14 @@ def _ask(plan: _Plan, t: Template, record: PatientRecord, base: Window, seed: in
     plan.windows[window.key] = window
 
 
-def _stats(plan: _Plan, families: Sequence[str], bases: Mapping[str, Window],
-           records: Mapping[str, PatientRecord],
-           left_out: Mapping[str, str]) -> dict[str, Any]:  # fmt: skip
+def _stats(
+    plan: _Plan,
+    families: Sequence[str],
+    bases: Mapping[str, Window],
+    records: Mapping[str, PatientRecord],
+    left_out: Mapping[str, str],
+) -> dict[str, Any]:
+    """Counts per family, level and template; drops; draws; windows; families left out."""
     by_fl: dict[str, dict[str, int]] = {f: {} for f in families}
     for item in plan.items:
         by_fl[item["family"]][item["level"]] = by_fl[item["family"]].get(item["level"], 0) + 1
@@ -316,7 +321,8 @@ def build_cgm_benchmark(
     return CGMBuildResult(Path(out), len(plan.items), stats, manifest)
 
 
-def _check_keys(windows: Sequence[Window] | Any) -> None:
+def _check_keys(windows: Iterable[Window]) -> None:
+    """Refuse two subjects whose file-safe names collide (``a#1`` and ``a_1``)."""
     seen: dict[str, str] = {}
     for w in windows:
         if seen.setdefault(w.key, w.subject) != w.subject:
