@@ -1,4 +1,4 @@
-"""Command line for CGM data: ``wearbench cgm import | metrics | simulate``."""
+"""Command line for CGM data: ``wearbench cgm import | metrics | simulate | build``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wearbench._catalogue import RegistryChoice
+from wearbench._cli_util import _progress_bar
 from wearbench._errors import WearbenchError
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ __all__ = ["cgm_group"]
 
 @click.group("cgm")
 def cgm_group() -> None:
-    """CGM data: import real exports, compute consensus metrics, simulate a closed loop."""
+    """CGM data: import real exports, compute metrics, simulate a closed loop, build HealthLoopQA."""
 
 
 @cgm_group.command("import")
@@ -313,3 +314,43 @@ def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, An
     if run.sessions is not None:
         click.echo(f"planned {len(run.sessions)} exercise session(s)")
     click.echo(f"wrote {out}")
+
+
+@cgm_group.command("build")
+@click.option("--data", type=click.Path(path_type=Path), required=True,
+              help="CGM folder written by `cgm simulate --profile healthloopqa` or "
+              "`cgm import SOURCE PATH --grid 5`.")  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Benchmark folder to write.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
+@click.option("--families", default=None,
+              help="Comma-separated: ad, pm, pd [default: all; AD is left out on real data].")  # fmt: skip
+@click.option("--sampling", type=click.Choice(["seed", "full"]), default="seed", show_default=True,
+              help="'seed': the seed's patients per family and level (AD 10/5/5, PM 8/9, PD 16); "
+              "'full': every template for every patient.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: str, quiet: bool) -> None:
+    """Build a HealthLoopQA benchmark (items, contexts, manifest, datasheet) from the CGM folder DATA."""
+    from wearbench.cgmqa import build_cgm_benchmark, parse_families, read_data_source
+
+    parse_families(families, read_data_source(data).kind)  # a bad folder or family fails before any work
+    with _progress_bar("asking patients", not quiet, then="writing the benchmark") as progress:
+        result = build_cgm_benchmark(
+            data, out, seed=seed, families=families, sampling=sampling, progress=progress
+        )
+    s = result.stats
+    by_family = ", ".join(f"{f} {n}" for f, n in s["by_family"].items())
+    click.echo(f"wrote {result.n_items} items ({by_family}) from {s['n_patients']} patients to {out}")
+    for key, d in s["draws"].items():
+        if d["wanted"] is not None and d["eligible"] < d["wanted"]:
+            click.echo(f"{key}: {d['note']}")
+    for fam, why in s["left_out"].items():
+        click.echo(f"left out {fam}: {why}")
+    dropped = "; ".join(f"{r} {n}" for r, n in s["drop_reasons"].items())
+    click.echo(
+        f"dropped {sum(s['drop_reasons'].values())} (template, patient) pair(s)"
+        + (f": {dropped}" if dropped else "")
+    )
+    if s["zero_items"]:
+        click.echo(
+            f"0 items for {len(s['zero_items'])} template(s): {', '.join(s['zero_items'])} (see datasheet.md)"
+        )

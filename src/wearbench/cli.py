@@ -199,9 +199,13 @@ def _counts(values: dict[str, int]) -> str:
 @click.argument("bench", type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def verify(bench: Path, quiet: bool) -> None:
-    """Re-derive every answer of BENCH from its graph; exit 1 if any item fails."""
+    """Re-derive every answer of BENCH (from its graphs, or a CGM benchmark's data); exit 1 on a failure."""
     from wearbench.bench import verify_benchmark
+    from wearbench.cgmqa import is_cgm_benchmark
 
+    if is_cgm_benchmark(bench):
+        _verify_cgm(bench, quiet)
+        return
     with _progress_bar("verifying items", not quiet) as progress:
         report = verify_benchmark(bench, progress=progress)
     for item_id, reason in report.failures:
@@ -211,6 +215,24 @@ def verify(bench: Path, quiet: bool) -> None:
     if report.imported:
         click.echo(f"{len(report.imported)} item(s) not re-derivable (imported)")
     if report.failures:
+        sys.exit(1)
+
+
+def _verify_cgm(bench: Path, quiet: bool) -> None:
+    """`verify` of a HealthLoopQA benchmark: every answer recomputed from the stored data folder."""
+    from wearbench.cgmqa import verify_cgm_benchmark
+
+    with _progress_bar("recomputing answers", not quiet) as progress:
+        report = verify_cgm_benchmark(bench, progress=progress)
+    for name, reason in report.file_failures:
+        click.echo(f"FAILED file {name}: {reason}")
+    for item_id, reason in report.failures:
+        click.echo(f"FAILED {item_id}: {reason}")
+    share = report.n_verified / report.n_items if report.n_items else 1.0
+    click.echo(
+        f"verified {report.n_verified}/{report.n_items} ({share:.3f}), {len(report.failures)} mismatch(es)"
+    )
+    if not report.ok:
         sys.exit(1)
 
 

@@ -2,11 +2,22 @@
 
 :func:`read_records` turns a simulated or imported CGM folder into :class:`PatientRecord` objects;
 a :class:`Template` (registry kind ``cgm_template``, one per public HealthLoopQA id) computes its
-answer from one record.
+answer from one record. :func:`build_cgm_benchmark` turns a CGM folder into a benchmark artifact
+(items, contexts, manifest, datasheet) and :func:`verify_cgm_benchmark` recomputes it.
 """
 
+from wearbench.cgmqa._artifact import KIND, SEED_COUNTS, is_cgm_benchmark, read_cgm_items, read_cgm_manifest
+from wearbench.cgmqa._build import (
+    CGMBuildResult,
+    DataSource,
+    build_cgm_benchmark,
+    parse_families,
+    read_data_source,
+)
+from wearbench.cgmqa._context import WINDOW_DAYS, Window, record_window
 from wearbench.cgmqa._read import read_records
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._sample import SAMPLINGS, SEED_PATIENTS, LevelDraw, draw_patients
 from wearbench.cgmqa._series import (
     DAY_MIN,
     HYPER_MGDL,
@@ -41,6 +52,7 @@ from wearbench.cgmqa._template import (
     template,
     templates,
 )
+from wearbench.cgmqa._verify import CGMVerifyReport, verify_cgm_benchmark
 
 __all__ = [
     "ANSWER_TYPES",
@@ -48,34 +60,53 @@ __all__ = [
     "FAMILIES",
     "HYPER_MGDL",
     "HYPO_MGDL",
+    "KIND",
     "LEVELS",
     "METRICS",
     "NEEDS",
     "POINTS_PER_DAY",
+    "SAMPLINGS",
+    "SEED_COUNTS",
+    "SEED_PATIENTS",
     "STEP_MIN",
+    "WINDOW_DAYS",
     "Answer",
     "AnswerType",
     "Bolus",
+    "CGMBuildResult",
+    "CGMVerifyReport",
+    "DataSource",
     "Exercise",
     "Family",
     "Level",
+    "LevelDraw",
     "Meal",
     "Metric",
     "Need",
     "Params",
     "PatientRecord",
     "Template",
+    "Window",
+    "build_cgm_benchmark",
     "check_answer",
     "clock_mask",
     "day_of_week",
     "day_points",
     "days_points",
+    "draw_patients",
     "get_template",
+    "is_cgm_benchmark",
     "long_runs",
+    "parse_families",
+    "read_cgm_items",
+    "read_cgm_manifest",
+    "read_data_source",
     "read_records",
+    "record_window",
     "runs",
     "sampler_names",
     "template",
     "templates",
     "to_intervals",
+    "verify_cgm_benchmark",
 ]

@@ -1,0 +1,227 @@
+"""The HealthLoopQA benchmark on disk: items.jsonl, contexts/, manifest.json, datasheet.md.
+
+The layout follows WearableQA's artifact (``wearbench.bench``): ``manifest.json`` lists the sha256
+of every other file, the whole folder is written to a hidden sibling and swapped in when complete,
+and every byte depends only on the inputs and the seed. The manifest's ``kind`` is
+``healthloopqa`` (``wearbench verify`` dispatches on it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from wearbench._errors import WearbenchError
+from wearbench._folder import replaced_folder
+from wearbench._jsonfile import read_json_object
+
+#: The manifest's ``kind`` of a CGM benchmark.
+KIND = "healthloopqa"
+ITEMS = "items.jsonl"
+MANIFEST = "manifest.json"
+DATASHEET = "datasheet.md"
+CONTEXTS = "contexts"
+
+#: Items of the seed's released benchmark (``shared/specs/healthloopqa-templates.md``).
+SEED_COUNTS: dict[str, dict[str, int]] = {
+    "simulated": {"ad": 355, "pm": 369, "pd": 320, "total": 1044},
+    "real": {"pm": 367, "pd": 105, "total": 472},
+}
+
+
+def sha256(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def item_line(item: Mapping[str, Any]) -> str:
+    """One line of ``items.jsonl`` (fields in their given order, UTF-8, no NaN)."""
+    return json.dumps(item, ensure_ascii=False, allow_nan=False)
+
+
+def write_cgm_artifact(
+    out: Path,
+    items: Sequence[Mapping[str, Any]],
+    contexts: Mapping[str, bytes],
+    manifest: Mapping[str, Any],
+    datasheet: str,
+) -> dict[str, str]:
+    """Write the artifact; returns ``{relative path: sha256}`` of every file but the manifest.
+
+    Raises:
+        WearbenchError: ``out`` is a file or a non-empty folder without a manifest (nothing written).
+    """
+    files: dict[str, bytes] = {ITEMS: "".join(item_line(i) + "\n" for i in items).encode("utf-8")}
+    files.update(contexts)
+    files[DATASHEET] = datasheet.encode("utf-8")
+    hashes = {name: sha256(data) for name, data in sorted(files.items())}
+    full = {**manifest, "files": hashes}
+    with replaced_folder(out, "benchmark", MANIFEST) as new:
+        (new / CONTEXTS).mkdir()
+        for name, data in files.items():
+            (new / name).write_bytes(data)
+        (new / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return hashes
+
+
+def read_cgm_manifest(bench: str | Path) -> dict[str, Any]:
+    """The manifest of a HealthLoopQA benchmark.
+
+    Raises:
+        WearbenchError: If the folder has no manifest or it is not of kind ``healthloopqa``.
+    """
+    manifest = read_json_object(Path(bench) / MANIFEST, missing="not a benchmark folder (no manifest)")
+    if manifest.get("kind") != KIND:
+        raise WearbenchError(f"{bench}: not a {KIND} benchmark (manifest kind {manifest.get('kind')!r})")
+    return manifest
+
+
+def is_cgm_benchmark(bench: str | Path) -> bool:
+    """Whether ``bench`` holds a manifest of kind ``healthloopqa`` (False for anything else)."""
+    try:
+        read_cgm_manifest(bench)
+    except WearbenchError:
+        return False
+    return True
+
+
+def read_cgm_items(bench: str | Path) -> list[dict[str, Any]]:
+    """Every item of a HealthLoopQA benchmark, in file order.
+
+    Raises:
+        WearbenchError: Naming the line of a malformed item.
+    """
+    path = Path(bench) / ITEMS
+    if not path.is_file():
+        raise WearbenchError(f"{bench}: no {ITEMS}")
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise WearbenchError(f"{path}:{n}: malformed item ({e})") from e
+        if not isinstance(item, dict) or not {"id", "template", "patient", "params", "answer"} <= set(item):
+            raise WearbenchError(f"{path}:{n}: malformed item (needs id, template, patient, params, answer)")
+        items.append(item)
+    return items
+
+
+# --- datasheet ---------------------------------------------------------------------------------
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _count_table(
+    stats: Mapping[str, Any], levels: Sequence[str], seed_counts: Mapping[str, int]
+) -> list[str]:
+    by = stats["by_family_level"]
+    head = "| family | " + " | ".join(levels) + " | total | seed's release |"
+    lines = [head, "|" + "---|" * (len(levels) + 3)]
+    for fam, counts in by.items():
+        cells = [_n(counts.get(lv, 0)) for lv in levels]
+        seed = seed_counts.get(fam)
+        lines.append(
+            f"| {fam.upper()} | " + " | ".join(cells) + f" | {_n(sum(counts.values()))} | "
+            f"{'–' if seed is None else _n(seed)} |"
+        )
+    totals = [_n(sum(c.get(lv, 0) for c in by.values())) for lv in levels]
+    lines.append(f"| total | {' | '.join(totals)} | {_n(stats['n_items'])} | {_n(seed_counts['total'])} |")
+    return lines
+
+
+def _draw_table(stats: Mapping[str, Any]) -> list[str]:
+    lines = [
+        "| family | level | asked | eligible | drawn | how | patients |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key, d in stats["draws"].items():
+        fam, level = key.split("/")
+        asked = "all" if d["wanted"] is None else str(d["wanted"])
+        who = ", ".join(d["chosen"]) or "–"
+        lines.append(
+            f"| {fam} | {level} | {asked} | {d['eligible']} | {len(d['chosen'])} | {d['note']} | {who} |"
+        )
+    return lines
+
+
+def _template_table(stats: Mapping[str, Any], specs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = [
+        "| template | level | answer | metric | headline | items | dropped | why dropped |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for tid, spec in specs.items():
+        drops = stats["drops"].get(tid, {})
+        why = "; ".join(f"{r} ({n})" for r, n in drops.items()) or "–"
+        lines.append(
+            f"| {tid} | {spec['level']} | {spec['answer_type']} | {spec['metric']} | "
+            f"{'yes' if spec['in_headline'] else 'no'} | {stats['by_template'].get(tid, 0)} | "
+            f"{sum(drops.values())} | {why} |"
+        )
+    return lines
+
+
+def _window_lines(stats: Mapping[str, Any]) -> list[str]:
+    cut = {s: w for s, w in stats["windows"].items() if w["days"] < w["record_days"]}
+    lines = [
+        "Records longer than 30 days are cut to the 30 consecutive whole days with the most CGM "
+        "readings (the earliest such window on a tie); shorter records are kept whole "
+        "(docs/cgm-benchmark.md).",
+        "",
+    ]
+    if not cut:
+        return [*lines, "No record was cut."]
+    lines += ["| patient | record days | window (days) | readings in window |", "|---|---|---|---|"]
+    for s, w in cut.items():
+        last = w["first_day"] + w["days"] - 1
+        lines.append(f"| {s} | {w['record_days']} | {w['first_day']}–{last} | {_n(w['readings'])} |")
+    return lines
+
+
+def render_cgm_datasheet(stats: Mapping[str, Any], manifest: Mapping[str, Any], levels: Sequence[str]) -> str:
+    """The human-readable datasheet of a HealthLoopQA benchmark (Markdown)."""
+    data = manifest["data"]
+    seed_counts = SEED_COUNTS[data["kind"]]
+    drops = stats["drop_reasons"]
+    lines = [
+        "# HealthLoopQA benchmark datasheet",
+        "",
+        f"Built by wearbench {manifest['wearbench_version']} from `{data['path']}` ({data['kind']} data, "
+        f"{data['source']}), seed {manifest['seed']}, sampling `{manifest['sampling']}`, families "
+        f"{', '.join(manifest['families'])}: {_n(stats['n_items'])} items over "
+        f"{stats['n_patients']} patients.",
+        "",
+        "## Items per family and level",
+        "",
+        *_count_table(stats, levels, seed_counts),
+        "",
+        "The seed's counts are those of its released benchmark (simulated 1,044 = PM 369, AD 355, "
+        "PD 320; real 472 = PM 367, PD 105; `shared/specs/healthloopqa.md`), drawn with seed 42 by "
+        "`seed` sampling from its own runs (AD 12 eligible patients of a faulty run, PM 16 of a normal "
+        "run with running, PD from a normal run).",
+        "",
+    ]
+    for fam, why in stats["left_out"].items():
+        lines.append(f"- {fam.upper()} left out: {why}.")
+    lines += ["", "## Patients per family and level", "", *_draw_table(stats), ""]
+    lines += ["## Windows", "", *_window_lines(stats), ""]
+    lines += ["## Dropped items", ""]
+    lines.append(
+        "A (template, patient) pair with no answer on the record is dropped and counted, never "
+        "approximated: " + ("; ".join(f"{r}: {_n(n)}" for r, n in drops.items()) or "none") + "."
+    )
+    lines += ["", "## Per template", "", *_template_table(stats, manifest["templates"]), ""]
+    return "\n".join(lines)

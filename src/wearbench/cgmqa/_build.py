@@ -1,0 +1,350 @@
+"""`wearbench cgm build`: a simulated or imported CGM folder → HealthLoopQA benchmark artifact.
+
+Every registered template of the chosen families (registry kind ``cgm_template``, iterated by
+family, so a newly registered template is built without a change here) is asked about the
+patients its level draws (:mod:`wearbench.cgmqa._sample`), on each patient's benchmark window
+(:mod:`wearbench.cgmqa._context`). A (template, patient) pair without an answer is dropped and
+counted with its reason: the record lacks what the template needs (``needs exercise``, ``needs
+fault labels``, …) or the truth function found no answer (``no answer on this record``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wearbench._errors import WearbenchError
+from wearbench._folder import check_target
+from wearbench._jsonfile import read_json_object
+from wearbench._version import __version__
+from wearbench.cgmqa._artifact import (
+    CONTEXTS,
+    KIND,
+    MANIFEST,
+    render_cgm_datasheet,
+    sha256,
+    write_cgm_artifact,
+)
+from wearbench.cgmqa._context import (
+    WINDOW_DAYS,
+    Window,
+    context_files,
+    context_ref,
+    item_window,
+    record_window,
+)
+from wearbench.cgmqa._read import READINGS, read_records
+from wearbench.cgmqa._record import PatientRecord
+from wearbench.cgmqa._sample import LevelDraw, check_sampling, draw_patients, item_rng
+from wearbench.cgmqa._template import FAMILIES, LEVELS, Template, templates
+
+#: How a drop reason names a missing need.
+NEED_WORDS: dict[str, str] = {
+    "faults": "fault labels",
+    "exercise": "exercise",
+    "meals": "meals",
+    "boluses": "boluses",
+    "insulin": "insulin per sample",
+    "counterfactual": "a counterfactual re-simulation",
+}
+NO_ANSWER = "no answer on this record"
+#: Families left out of a benchmark on real data, and why.
+REAL_LEFT_OUT: dict[str, str] = {"ad": "real data has no fault labels"}
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """The CGM folder a benchmark is built from.
+
+    Attributes:
+        path: Resolved folder.
+        kind: ``simulated`` (``wearbench cgm simulate``) or ``real`` (``wearbench cgm import``).
+        source: The profile (simulated) or the loader (real) that wrote it.
+        manifest_sha256: sha256 of its ``manifest.json`` (which lists its files' hashes).
+        files: ``{file: sha256}`` from its manifest.
+    """
+
+    path: Path
+    kind: str
+    source: str
+    manifest_sha256: str
+    files: Mapping[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest's ``data`` entry."""
+        return {"path": str(self.path), "kind": self.kind, "source": self.source,
+                "manifest_sha256": self.manifest_sha256}  # fmt: skip
+
+
+def read_data_source(folder: str | Path) -> DataSource:
+    """Describe a simulated or imported CGM folder.
+
+    Raises:
+        WearbenchError: If the folder has no ``readings.parquet`` or no ``manifest.json``.
+    """
+    root = Path(folder).resolve()
+    if not (root / READINGS).is_file():
+        raise WearbenchError(
+            f"{folder}: no {READINGS}, not a CGM folder (write one with `wearbench cgm simulate` "
+            "or `wearbench cgm import SOURCE PATH --grid 5`)"
+        )
+    manifest = read_json_object(
+        root / MANIFEST, missing="no manifest.json, not a simulated or imported CGM folder"
+    )
+    raw = (root / MANIFEST).read_bytes()
+    files = manifest.get("files", {})
+    if manifest.get("source") == "wearbench.sim":
+        profile = manifest.get("params", {}).get("profile", "default")
+        return DataSource(root, "simulated", f"wearbench.sim profile {profile}", sha256(raw), files)
+    src = manifest.get("source", {})
+    name = src.get("name", "unknown") if isinstance(src, dict) else str(src)
+    return DataSource(root, "real", f"imported with loader {name}", sha256(raw), files)
+
+
+def parse_families(families: Sequence[str] | str | None, kind: str) -> tuple[list[str], dict[str, str]]:
+    """The families to build (in ``ad, pm, pd`` order) and those left out with the reason.
+
+    Default: every family; on real data AD is left out (:data:`REAL_LEFT_OUT`), asked for or not.
+
+    Raises:
+        WearbenchError: For an unknown family, naming the valid ones.
+    """
+    asked = families.split(",") if isinstance(families, str) else families
+    names = [f.strip() for f in asked or FAMILIES if f.strip()]
+    bad = [f for f in names if f not in FAMILIES]
+    if bad or not names:
+        raise WearbenchError(f"families {bad or '(none)'}: unknown; valid: {', '.join(FAMILIES)}")
+    left = REAL_LEFT_OUT if kind == "real" else {}
+    return [f for f in FAMILIES if f in names and f not in left], {
+        f: w for f, w in left.items() if f in names
+    }
+
+
+def drop_reason(t: Template, record: PatientRecord) -> str | None:
+    """Why ``t`` cannot be asked about ``record`` at all (``needs …``), or None when it can."""
+    if t.applicable(record):
+        return None
+    for need in t.needs:
+        if not replace(t, needs=(need,)).applicable(record):
+            return f"needs {NEED_WORDS.get(need, need)}"
+    return "needs " + ", ".join(NEED_WORDS.get(n, n) for n in t.needs)
+
+
+def _item(t: Template, window: Window, params: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+    return {
+        "id": f"{t.id}-{window.subject}",
+        "family": t.family,
+        "template": t.id,
+        "level": t.level,
+        "abilities": list(t.abilities),
+        "answer_type": t.answer_type,
+        "metric": t.metric,
+        "unit": t.unit,
+        "categories": list(t.categories),
+        "in_headline": t.in_headline,
+        "patient": window.subject,
+        "params": dict(params),
+        "question": t.text(params),
+        "instruction": t.answer_instruction(),
+        "answer": answer,
+        "context": context_ref(window, CONTEXTS, dict(params)),
+    }
+
+
+@dataclass
+class _Plan:
+    """What the build gathers: items, drop counts, context windows and patient draws."""
+
+    items: list[dict[str, Any]]
+    drops: dict[str, Counter[str]]
+    windows: dict[str, Window]
+    draws: dict[str, LevelDraw]
+
+
+def _draws(
+    records: Mapping[str, PatientRecord], families: Sequence[str], sampling: str, seed: int
+) -> dict[str, LevelDraw]:
+    out = {}
+    for fam in families:
+        for level in LEVELS:
+            level_ts = templates(fam, level)
+            if not level_ts:
+                continue
+            eligible = [
+                s for s, r in records.items() if sampling == "full" or any(t.applicable(r) for t in level_ts)
+            ]
+            out[f"{fam}/{level}"] = draw_patients(fam, level, eligible, check_sampling(sampling), seed)
+    return out
+
+
+def _plan(
+    cut: Mapping[str, PatientRecord],
+    bases: Mapping[str, Window],
+    draws: Mapping[str, LevelDraw],
+    seed: int,
+    progress: Callable[[int, int], None] | None,
+) -> _Plan:
+    plan = _Plan([], defaultdict(Counter), {}, dict(draws))
+    asked = {key: (set(d.chosen), templates(d.family, d.level)) for key, d in draws.items()}
+    for done, (subject, record) in enumerate(cut.items(), start=1):
+        for who, level_ts in asked.values():
+            for t in level_ts if subject in who else ():
+                _ask(plan, t, record, bases[subject], seed)
+        if progress:
+            progress(done, len(cut))
+    return plan
+
+
+def _ask(plan: _Plan, t: Template, record: PatientRecord, base: Window, seed: int) -> None:
+    """Draw ``t``'s item on one patient's window, or count why it is dropped."""
+    window = item_window(base, t)
+    rec = record if window == base else record.window(window.first_day - base.first_day + 1, window.days)
+    why = drop_reason(t, rec)
+    found = None if why else t.draw(rec, item_rng(seed, t.id, base.subject))
+    if found is None:
+        plan.drops[t.id][why or NO_ANSWER] += 1
+        return
+    params, answer = found
+    plan.items.append(_item(t, window, params, json.loads(json.dumps(answer))))
+    plan.windows[window.key] = window
+
+
+def _stats(
+    plan: _Plan,
+    families: Sequence[str],
+    bases: Mapping[str, Window],
+    records: Mapping[str, PatientRecord],
+    left_out: Mapping[str, str],
+) -> dict[str, Any]:
+    """Counts per family, level and template; drops; draws; windows; families left out."""
+    by_fl: dict[str, dict[str, int]] = {f: {} for f in families}
+    for item in plan.items:
+        by_fl[item["family"]][item["level"]] = by_fl[item["family"]].get(item["level"], 0) + 1
+    reasons: Counter[str] = Counter()
+    for c in plan.drops.values():
+        reasons.update(c)
+    ids = [t.id for f in families for t in templates(f)]
+    by_template = Counter(i["template"] for i in plan.items)
+    return {
+        "n_items": len(plan.items),
+        "n_patients": len({i["patient"] for i in plan.items}),
+        "by_family": {f: sum(v.values()) for f, v in by_fl.items()},
+        "by_family_level": {
+            f: dict(sorted(v.items(), key=lambda kv: LEVELS.index(kv[0]))) for f, v in by_fl.items()
+        },
+        "by_template": {tid: by_template[tid] for tid in ids if by_template[tid]},
+        "zero_items": [tid for tid in ids if not by_template[tid]],
+        "drops": {tid: dict(sorted(plan.drops[tid].items())) for tid in ids if plan.drops.get(tid)},
+        "drop_reasons": dict(sorted(reasons.items())),
+        "draws": {k: d.to_dict() for k, d in plan.draws.items()},
+        "windows": {
+            s: {
+                "first_day": w.first_day,
+                "days": w.days,
+                "record_days": records[s].days,
+                "readings": int(np.isfinite(w.cut(records[s]).bg).sum()),
+            }
+            for s, w in bases.items()
+        },
+        "left_out": dict(left_out),
+    }
+
+
+@dataclass(frozen=True)
+class CGMBuildResult:
+    """What :func:`build_cgm_benchmark` wrote: folder, item count, statistics and manifest."""
+
+    out: Path
+    n_items: int
+    stats: Mapping[str, Any]
+    manifest: Mapping[str, Any]
+
+
+def build_cgm_benchmark(
+    data: str | Path,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    families: Sequence[str] | str | None = None,
+    sampling: str = "seed",
+    progress: Callable[[int, int], None] | None = None,
+) -> CGMBuildResult:
+    """Build a HealthLoopQA benchmark from a simulated or imported CGM folder.
+
+    Args:
+        data: A folder written by ``wearbench cgm simulate`` (``--profile healthloopqa``) or
+            ``wearbench cgm import … --grid 5``.
+        out: Benchmark folder to write (replaced as a whole if it holds a benchmark).
+        seed: Seed of the patient draws and the params draws; with the same data it fixes every
+            output byte.
+        families: ``ad``, ``pm``, ``pd`` (a list or a comma-separated string; default: all; AD is
+            always left out on real data, which has no fault labels).
+        sampling: ``seed`` (the seed's per-level patient counts) or ``full`` (every patient).
+        progress: Optional ``(patients_done, patients_total)`` callback.
+
+    Raises:
+        WearbenchError: Not a CGM folder, an unknown family or sampling, a foreign ``out`` folder,
+            or no item at all (with the drop reasons); nothing is written then.
+    """
+    check_target(Path(out), "benchmark", MANIFEST)
+    source = read_data_source(data)
+    fams, left_out = parse_families(families, source.kind)
+    left_out |= {f: "no template of this family is registered" for f in fams if not templates(f)}
+    check_sampling(sampling)
+    records = {r.subject: r for r in read_records(source.path)}
+    bases = {s: record_window(r) for s, r in records.items()}
+    _check_keys(bases.values())
+    cut = {s: bases[s].cut(r) for s, r in records.items()}
+    plan = _plan(cut, bases, _draws(cut, fams, sampling, seed), seed, progress)
+    stats = _stats(plan, fams, bases, records, left_out)
+    if not plan.items:
+        why = "; ".join(f"{r} ({n})" for r, n in stats["drop_reasons"].items()) or "no family to build"
+        raise WearbenchError(
+            f"0 items from {len(records)} patients of {data}, nothing written to {out}: {why}"
+        )
+    plan.items.sort(
+        key=lambda i: (FAMILIES.index(i["family"]), int(i["template"].split("_")[1]), i["patient"])
+    )
+    contexts: dict[str, bytes] = {}
+    for w in sorted(plan.windows.values(), key=lambda w: w.key):
+        contexts.update(context_files(records[w.subject], w, CONTEXTS))
+    manifest = _manifest(source, fams, seed, sampling, stats)
+    write_cgm_artifact(
+        Path(out), plan.items, contexts, manifest, render_cgm_datasheet(stats, manifest, LEVELS)
+    )
+    return CGMBuildResult(Path(out), len(plan.items), stats, manifest)
+
+
+def _check_keys(windows: Iterable[Window]) -> None:
+    """Refuse two subjects whose file-safe names collide (``a#1`` and ``a_1``)."""
+    seen: dict[str, str] = {}
+    for w in windows:
+        if seen.setdefault(w.key, w.subject) != w.subject:
+            raise WearbenchError(
+                f"subjects {seen[w.key]!r} and {w.subject!r} share the context file name {w.key!r}"
+            )
+
+
+def _manifest(source: DataSource, families: Sequence[str], seed: int, sampling: str,
+              stats: Mapping[str, Any]) -> dict[str, Any]:  # fmt: skip
+    return {
+        "kind": KIND,
+        "wearbench_version": __version__,
+        "seed": seed,
+        "sampling": sampling,
+        "families": list(families),
+        "window_days": WINDOW_DAYS,
+        "data": source.to_dict(),
+        "counts": {
+            k: stats[k] for k in ("n_items", "n_patients", "by_family", "by_family_level", "by_template")
+        },
+        "drops": stats["drops"],
+        "draws": stats["draws"],
+        "templates": {t.id: json.loads(json.dumps(t.tags())) for f in families for t in templates(f)},
+    }

@@ -1,0 +1,181 @@
+"""`wearbench cgm build` and `wearbench verify` on a small simulated run (3 patients x 4 days).
+
+The run is written by ``wearbench cgm simulate --profile healthloopqa --faults random`` and the
+benchmarks by the CLI, so this covers the command-line contract end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("simglucose")
+
+from wearbench import WearbenchError
+from wearbench.cgmqa import LEVELS, read_cgm_items, templates, verify_cgm_benchmark
+from wearbench.cli import main
+
+PATIENTS = ("adolescent#002", "adult#003", "child#001")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``root/run`` (the simulation) and ``root/full``, ``root/full2``, ``root/seed`` (benchmarks)."""
+    root = tmp_path_factory.mktemp("cgmbuild")
+    main(
+        [
+            "cgm",
+            "simulate",
+            "--profile",
+            "healthloopqa",
+            "--days",
+            "4",
+            "--patients",
+            ",".join(PATIENTS),
+            "--controller",
+            "hcl-mpc",
+            "--faults",
+            "random",
+            "--seed",
+            "7",
+            "--out",
+            str(root / "run"),
+        ]
+    )
+    for name, sampling in (("full", "full"), ("full2", "full"), ("seed", "seed")):
+        main(
+            [
+                "cgm",
+                "build",
+                "--data",
+                str(root / "run"),
+                "--out",
+                str(root / name),
+                "--seed",
+                "5",
+                "--sampling",
+                sampling,
+                "-q",
+            ]
+        )
+    return root
+
+
+def _manifest(bench: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_items_carry_the_contract_fields(built: Path) -> None:
+    items = read_cgm_items(built / "full")
+    assert items
+    for item in items:
+        assert item["family"] in ("ad", "pm", "pd")
+        assert item["template"].startswith(item["family"] + "_")
+        assert item["level"] in LEVELS
+        assert item["patient"] in PATIENTS
+        assert item["id"] == f"{item['template']}-{item['patient']}"
+        assert item["context"]["first_day"] == 1
+        assert item["context"]["days"] == 4
+        assert (built / "full" / item["context"]["readings"]).is_file()
+        for key in ("abilities", "answer_type", "metric", "in_headline", "params", "question", "instruction"):
+            assert key in item
+    assert len({i["id"] for i in items}) == len(items)
+
+
+def test_full_counts_every_pair_per_family_and_level(built: Path) -> None:
+    m = _manifest(built / "full")
+    counts, drops = m["counts"], m["drops"]
+    assert m["kind"] == "healthloopqa"
+    assert m["sampling"] == "full"
+    assert m["seed"] == 5
+    for fam in ("ad", "pm"):
+        for level in LEVELS:
+            ts = templates(fam, level)
+            got = counts["by_family_level"][fam].get(level, 0)
+            dropped = sum(sum(drops.get(t.id, {}).values()) for t in ts)
+            assert got + dropped == 3 * len(ts), (fam, level)
+    assert counts["n_items"] == sum(counts["by_family"].values())
+    assert counts["n_items"] == len(read_cgm_items(built / "full"))
+    # a 4-day run: ad_16 asks about day 30, pm_38 about weeks 2 and 3
+    assert drops["ad_16"] == {"no answer on this record": 3}
+    assert drops["pm_38"] == {"no answer on this record": 3}
+    assert m["data"]["kind"] == "simulated"
+    assert m["data"]["path"] == str((built / "run").resolve())
+
+
+def test_seed_sampling_on_three_patients_takes_all_and_says_so(built: Path) -> None:
+    m = _manifest(built / "seed")
+    assert m["draws"]["pm/descriptive"]["note"] == "only 3 eligible, fewer than the 8 asked for: took all"
+    assert m["draws"]["ad/descriptive"]["chosen"] == list(PATIENTS)
+    # every patient drawn for every level: the same items as the full build (params draws per item)
+    assert (built / "seed" / "items.jsonl").read_bytes() == (built / "full" / "items.jsonl").read_bytes()
+    sheet = (built / "seed" / "datasheet.md").read_text(encoding="utf-8")
+    assert "| PM |" in sheet
+    assert "| 369 |" in sheet  # the seed's PM count beside ours
+    assert "only 3 eligible, fewer than the 10 asked for: took all" in sheet
+
+
+def test_rebuild_is_byte_identical(built: Path) -> None:
+    a, b = built / "full", built / "full2"
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert len(files) == 3 + 2 * 3  # items, manifest, datasheet; 2 context files per patient
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+def test_verify_passes_and_detects_a_tampered_answer(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = verify_cgm_benchmark(built / "full")
+    assert report.ok
+    assert report.n_verified == report.n_items == len(read_cgm_items(built / "full"))
+    main(["verify", str(built / "full"), "-q"])
+    assert f"verified {report.n_items}/{report.n_items} (1.000), 0 mismatch(es)" in capsys.readouterr().out
+    bad = tmp_path / "bad"
+    shutil.copytree(built / "full", bad)
+    lines = (bad / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["answer"] = (
+        [] if isinstance(first["answer"], list) and first["answer"] else [{"start": 0, "end": 5}]
+    )
+    lines[0] = json.dumps(first)
+    (bad / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = verify_cgm_benchmark(bad)
+    assert [i for i, _ in report.failures] == [first["id"]]
+    assert "recomputed answer" in report.failures[0][1]
+    assert report.file_failures == (("items.jsonl", "sha256 differs from the manifest"),)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["verify", str(bad), "-q"])
+    assert exit_info.value.code == 1
+    assert f"FAILED {first['id']}: recomputed answer" in capsys.readouterr().out
+
+
+def test_verify_refuses_changed_data(built: Path, tmp_path: Path) -> None:
+    data = tmp_path / "run"
+    shutil.copytree(built / "run", data)
+    main(["cgm", "build", "--data", str(data), "--out", str(tmp_path / "b"), "--families", "pm", "-q"])
+    with (data / "readings.parquet").open("ab") as f:
+        f.write(b"\0")
+    with pytest.raises(WearbenchError, match=r"readings\.parquet: missing, or its sha256 differs"):
+        verify_cgm_benchmark(tmp_path / "b")
+
+
+def test_cli_bad_input_is_one_line(built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for args, message in (
+        (["--data", str(tmp_path)], "not a CGM folder"),
+        (
+            ["--data", str(built / "run"), "--families", "ad,xyz"],
+            "families ['xyz']: unknown; valid: ad, pm, pd",
+        ),
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["cgm", "build", *args, "--out", str(tmp_path / "out"), "-q"])
+        assert exit_info.value.code == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert message in err
+    assert not (tmp_path / "out").exists()

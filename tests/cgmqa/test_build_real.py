@@ -1,0 +1,75 @@
+"""A real-data benchmark: T1D-UOM from the shared data folder, imported on the 5-minute grid.
+
+Skips when the data folder is absent (``$WEARBENCH_SHARED_DATA`` or ``<repo>/../shared/data``, as
+in ``tests/cgm/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wearbench.cgm.sources import import_cgm
+from wearbench.cgmqa import (
+    build_cgm_benchmark,
+    read_cgm_items,
+    read_records,
+    record_window,
+    verify_cgm_benchmark,
+)
+
+_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(imported folder, seed-sampled benchmark)`` of T1D-UOM."""
+    root = Path(os.environ.get("WEARBENCH_SHARED_DATA", _DEFAULT))
+    if not (root / "t1d_uom").is_dir():
+        pytest.skip(f"T1D-UOM not found under {root} (set WEARBENCH_SHARED_DATA)")
+    tmp = tmp_path_factory.mktemp("real")
+    import_cgm("t1d-uom", root / "t1d_uom", tmp / "data", grid=5)
+    build_cgm_benchmark(tmp / "data", tmp / "bench", seed=42)
+    return tmp / "data", tmp / "bench"
+
+
+def test_real_build_has_pm_only_and_draws_the_seed_counts(real: tuple[Path, Path]) -> None:
+    data, bench = real
+    m = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+    assert m["data"]["kind"] == "real"
+    assert m["families"] == ["pm", "pd"]
+    assert {i["family"] for i in read_cgm_items(bench)} == {"pm"}
+    n = len(read_records(data))
+    assert n == 13
+    assert len(m["draws"]["pm/descriptive"]["chosen"]) == 8
+    assert len(m["draws"]["pm/memory"]["chosen"]) == 9
+    # no exercise and no insulin per point in T1D-UOM: those templates are dropped with the reason
+    assert set(m["drops"]["pm_28"]) == {"needs exercise"}
+    assert set(m["drops"]["pm_41"]) == {"needs insulin per sample"}
+    sheet = (bench / "datasheet.md").read_text(encoding="utf-8")
+    assert "- AD left out: real data has no fault labels." in sheet
+    assert "| 472 |" in sheet
+
+
+def test_long_real_records_are_cut_to_the_30_densest_days(real: tuple[Path, Path]) -> None:
+    data, bench = real
+    records = {r.subject: r for r in read_records(data)}
+    for item in read_cgm_items(bench):
+        record = records[item["patient"]]
+        ctx = item["context"]
+        assert ctx["days"] == min(30, record.days)
+        w = record_window(record)
+        assert (ctx["first_day"], ctx["days"]) == (w.first_day, w.days)
+        per_day = np.isfinite(record.bg).reshape(record.days, 288).sum(axis=1)
+        best = max(per_day[i : i + w.days].sum() for i in range(record.days - w.days + 1))
+        assert per_day[w.first_day - 1 : w.last_day].sum() == best
+
+
+def test_real_build_verifies(real: tuple[Path, Path]) -> None:
+    report = verify_cgm_benchmark(real[1])
+    assert report.ok
+    assert report.n_verified == report.n_items > 0
