@@ -7,6 +7,7 @@ answer from one record.
 
 from wearbench.cgmqa._read import read_records
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._rerun import Rerun, Trace, rerun_folder
 from wearbench.cgmqa._series import (
     DAY_MIN,
     HYPER_MGDL,
@@ -64,7 +65,9 @@ __all__ = [
     "Need",
     "Params",
     "PatientRecord",
+    "Rerun",
     "Template",
+    "Trace",
     "check_answer",
     "clock_mask",
     "day_of_week",
@@ -73,6 +76,7 @@ __all__ = [
     "get_template",
     "long_runs",
     "read_records",
+    "rerun_folder",
     "runs",
     "sampler_names",
     "template",
