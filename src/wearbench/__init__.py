@@ -31,7 +31,7 @@ for _kind, _modules in {
     "cgm_loader": ("wearbench.cgm.sources",),
     "fault": ("wearbench.sim.faults",),
     "controller": ("wearbench.sim.controller",),
-    "cgm_template": ("wearbench.cgmqa.pm", "wearbench.cgmqa.ad"),
+    "cgm_template": ("wearbench.cgmqa.pm", "wearbench.cgmqa.ad", "wearbench.cgmqa.pd"),
 }.items():
     registry.provide(_kind, *_modules)  # type: ignore[arg-type]
 

@@ -17,6 +17,7 @@ from wearbench.cgmqa._build import (
 from wearbench.cgmqa._context import WINDOW_DAYS, Window, record_window
 from wearbench.cgmqa._read import read_records
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._rerun import Rerun, Trace, rerun_folder
 from wearbench.cgmqa._sample import SAMPLINGS, SEED_PATIENTS, LevelDraw, draw_patients
 from wearbench.cgmqa._series import (
     DAY_MIN,
@@ -85,7 +86,9 @@ __all__ = [
     "Need",
     "Params",
     "PatientRecord",
+    "Rerun",
     "Template",
+    "Trace",
     "Window",
     "build_cgm_benchmark",
     "check_answer",
@@ -103,6 +106,7 @@ __all__ = [
     "read_data_source",
     "read_records",
     "record_window",
+    "rerun_folder",
     "runs",
     "sampler_names",
     "template",

@@ -10,7 +10,9 @@ subject's first reading.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._rerun import rerun_folder
 from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, STEP_MIN
 
 READINGS = "readings.parquet"
@@ -32,7 +35,7 @@ _MEAL_EDGES = ((540, "breakfast"), (690, "morning_snack"), (870, "lunch"), (1050
 _KEYWORDS = (("breakfast", "breakfast"), ("lunch", "lunch"), ("dinner", "dinner"), ("supper", "dinner"))
 
 
-def read_records(folder: str | Path) -> list[PatientRecord]:
+def read_records(folder: str | Path, *, rerun: bool = False) -> list[PatientRecord]:
     """Every subject of a simulated or imported CGM folder, sorted by subject id.
 
     Args:
@@ -40,6 +43,9 @@ def read_records(folder: str | Path) -> list[PatientRecord]:
             optionally ``labels.parquet`` (``fault_label``, ``hazard_label``), ``insulin.parquet``
             (``insulin_mu_per_min``) and ``events.parquet`` (``kind``, ``value``, ``detail`` and the
             simulator's typed columns).
+        rerun: Re-simulate a simulated folder (its ``manifest.json`` says ``"source":
+            "wearbench.sim"``) and set each record's ``rerun`` (:func:`rerun_folder`), for the
+            counterfactual templates; other folders (real data) keep ``rerun`` None.
 
     Returns:
         One record per subject. Meals are the ``carbs`` events above 0 g; a table is None when the
@@ -47,7 +53,8 @@ def read_records(folder: str | Path) -> list[PatientRecord]:
 
     Raises:
         WearbenchError: Naming the file, subject and column, if a file lacks a column, a time is
-            off the 5-minute grid or repeated, or a table covers a subject the readings lack.
+            off the 5-minute grid or repeated, or a table covers a subject the readings lack; with
+            ``rerun``, if a simulated folder cannot be re-simulated bit for bit.
     """
     root = Path(folder)
     if not (root / READINGS).is_file():
@@ -65,6 +72,25 @@ def read_records(folder: str | Path) -> list[PatientRecord]:
             )
     kinds = set() if events is None else set(events["kind"])
     by = {name: _groups(t) for name, t in ((LABELS, labels), (INSULIN, insulin), (EVENTS, events))}
+    records = _records(root, readings, by, kinds)
+    if rerun and _simulated(root):
+        reruns = rerun_folder(root, {r.subject: r.bg for r in records})
+        records = [replace(r, rerun=reruns[r.subject]) for r in records]
+    return records
+
+
+def _simulated(root: Path) -> bool:
+    """Whether the folder's manifest says the simulator wrote it."""
+    try:
+        return bool(json.loads((root / "manifest.json").read_text()).get("source") == "wearbench.sim")
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _records(
+    root: Path, readings: pd.DataFrame, by: dict[str, dict[str, pd.DataFrame]], kinds: set[str]
+) -> list[PatientRecord]:
+    """One record per subject of ``readings`` (``by``: the optional tables per subject)."""
     records = []
     for sid, rows in readings.groupby("subject_id", sort=True):
         s = str(sid)

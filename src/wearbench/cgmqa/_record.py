@@ -15,6 +15,7 @@ from typing import TypeVar
 import numpy as np
 
 from wearbench._errors import WearbenchError
+from wearbench.cgmqa._rerun import Rerun
 from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, days_points
 
 T = TypeVar("T", "Meal", "Bolus", "Exercise")
@@ -86,6 +87,8 @@ class PatientRecord:
         boluses: Boluses in time order, or None.
         insulin: Insulin shown by the pump per point (mean rate over the 5 minutes, mU/min), or None.
         exercise: Exercise sessions in time order, or None.
+        rerun: The re-simulation behind a simulated record (counterfactuals,
+            ``read_records(folder, rerun=True)``), or None (real data, or not asked for).
     """
 
     subject: str
@@ -97,6 +100,7 @@ class PatientRecord:
     boluses: tuple[Bolus, ...] | None = None
     insulin: np.ndarray | None = None
     exercise: tuple[Exercise, ...] | None = None
+    rerun: Rerun | None = None
 
     def __post_init__(self) -> None:
         n = len(self.bg)
@@ -138,6 +142,8 @@ class PatientRecord:
     def window(self, first_day: int, n_days: int) -> PatientRecord:
         """The record of days ``first_day`` … ``first_day + n_days − 1``, renumbered from day 1.
 
+        The window has no ``rerun`` (its minutes would no longer match the run's).
+
         Raises:
             WearbenchError: If the window does not lie inside the record.
         """
@@ -162,6 +168,7 @@ class PatientRecord:
             meals=_shift(self.meals, lo, hi),
             boluses=_shift(self.boluses, lo, hi),
             exercise=_shift(self.exercise, lo, hi),
+            rerun=None,
         )
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import Entry, registry
+from wearbench.cgmqa._now import NOW_KEYS, context_end, now_candidates
 from wearbench.cgmqa._record import PatientRecord
 from wearbench.cgmqa._series import day_of_minute
 
@@ -175,9 +176,17 @@ class Template:
             "insulin": record.insulin is not None,
             "exercise": record.exercise is not None,
             "faults": record.fault is not None,
-            "counterfactual": False,
+            "counterfactual": record.rerun is not None,
         }
         return all(have[n] for n in self.needs)
+
+    def context_end(self, params: Params) -> int | None:
+        """Minute from the start where the model's context ends ("now" of a PD question), or None.
+
+        None: the context is the whole record (every AD and PM template). Otherwise the model is
+        shown readings at times ``t <= now`` and events before ``now`` only (``cgmqa/_now.py``).
+        """
+        return context_end(self.sampler, params)
 
     def candidates(self, record: PatientRecord) -> list[dict[str, int | str]]:
         """Every params the question can take on ``record`` (``[{}]`` without placeholders)."""
@@ -322,6 +331,7 @@ _SAMPLER_KEYS: dict[str, tuple[str, ...]] = {
     "meal_day": ("day",),
     "meal_week_day": ("week", "day"),
     "exercise_day": ("day", "exercise"),
+    **NOW_KEYS,
 }
 
 
@@ -332,6 +342,8 @@ def _sampler_base(name: str) -> str:
 def candidates(name: str, record: PatientRecord) -> list[dict[str, int | str]]:
     """Every params of sampler ``name`` on ``record``, in a fixed order (days ascending)."""
     base, _, arg = name.partition(":")
+    if base in NOW_KEYS:
+        return now_candidates(name, record)
     if base == "meal_day":
         return _meal_days(record, arg)
     if base == "meal_week_day":
@@ -340,7 +352,11 @@ def candidates(name: str, record: PatientRecord) -> list[dict[str, int | str]]:
 
 
 def sampler_names() -> list[str]:
-    """Sampler names (``meal_day`` and ``meal_week_day`` take ``:<meal_type>[+<meal_type>…]``)."""
+    """Sampler names.
+
+    ``meal_day`` and ``meal_week_day`` take ``:<meal_type>[+<meal_type>…]``, ``meal_now``
+    ``:<meal_type>`` and ``now`` ``:<HHMM>[+<HHMM>…]``.
+    """
     return sorted(_SAMPLER_KEYS)
 
 

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import UnknownNameError, WearbenchError
-from wearbench.sim._simulate import simulate
+from wearbench.sim._run import SimulationRun
+from wearbench.sim._simulate import run_simulation
 from wearbench.sim.controller import Controller
 from wearbench.sim.faults import FaultPlan, FaultProfile, FaultSize, profile_faults
 from wearbench.sim.patient import load_params
@@ -197,6 +198,8 @@ class ProfileRun:
         meals: Meal table (``MEAL_COLUMNS``); skipped meals have ``carbs_g`` 0.
         sessions: Exercise sessions table, or ``None`` without exercise.
         sample_time: Output grid (min).
+        run: The :class:`~wearbench.sim.SimulationRun` behind ``frame`` (for counterfactual re-runs)
+            when ``simulate_profile`` was asked for checkpoints, else ``None``.
     """
 
     profile: Profile
@@ -207,6 +210,7 @@ class ProfileRun:
     meals: pd.DataFrame
     sessions: pd.DataFrame | None
     sample_time: int
+    run: SimulationRun | None = None
 
 
 def _meal_table(carbs: FloatArray) -> pd.DataFrame:
@@ -228,6 +232,8 @@ def simulate_profile(
     faults: Literal["none", "random"] | FaultPlan = "none",
     exercise: bool = True,
     seed: int = 0,
+    engine: str = "auto",
+    checkpoint_every: int | None = None,
 ) -> ProfileRun:
     """Simulate with a profile's grid, cohort, scenario and fault sizes (``layout != "default"``).
 
@@ -247,6 +253,10 @@ def simulate_profile(
         faults: ``"none"``, ``"random"`` (the profile's sizes) or a plan.
         exercise: Whether the scenario's exercise sessions are done.
         seed: The run's seed.
+        engine: The simulator engine (:func:`~wearbench.sim.simulate`'s ``engine``).
+        checkpoint_every: ``None``: no checkpoints, ``ProfileRun.run`` is ``None``. Else keep the
+            loop's state every this many minutes and return the
+            :class:`~wearbench.sim.SimulationRun` in ``ProfileRun.run`` (the frame is the same).
 
     Returns:
         The run.
@@ -265,8 +275,10 @@ def simulate_profile(
         plan = FaultPlan()
     the_sensor = replace(Sensor.named(sensor), sample_time=profile.sample_time) if sensor else None
     sessions = draw.sessions if exercise else None
-    frame = simulate(
+    run = run_simulation(
         names, days, controller=controller or profile.controller, sensor=the_sensor, meals=carbs,
         seed=seed, faults=plan, exercise=(draw.intensity, draw.sessions) if exercise else None,
+        engine=engine, checkpoint_every=checkpoint_every,
     )  # fmt: skip
-    return ProfileRun(profile, names, days, frame, plan, table, sessions, profile.sample_time)
+    kept = run if checkpoint_every is not None else None
+    return ProfileRun(profile, names, days, run.frame(), plan, table, sessions, profile.sample_time, kept)
