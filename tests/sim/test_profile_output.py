@@ -90,8 +90,12 @@ def test_labels_hazards_and_fault_intervals(folder: Path, run: ProfileRun) -> No
 def test_events_meals_exercise_boluses(folder: Path, run: ProfileRun) -> None:
     events = read(folder, "events")
     carbs = events[events["kind"] == "carbs"]
-    assert set(carbs["meal_type"]) <= set(MEAL_TYPES)
+    assert set(carbs["meal_type"]) <= {*MEAL_TYPES, "hypo_treatment"}
     assert (carbs["detail"] == carbs["meal_type"]).all()
+    treated = carbs[carbs["meal_type"] == "hypo_treatment"]  # rescue carbs, one row per treatment
+    assert len(treated) == int((run.frame["rescue"] > 0).sum())
+    assert (treated["value"] == 15.0).all() and (treated["perturbation"] == "").all()
+    carbs = carbs[carbs["meal_type"] != "hypo_treatment"]
     eaten = run.meals[run.meals["carbs_g"] > 0]
     assert len(carbs) >= len(eaten)  # plus false meals announced to the controller
     bolus = events[events["kind"] == "bolus"]

@@ -72,6 +72,7 @@ from wearbench.sim.patient import (
 )
 from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import (
+    RescueCarbs,
     exercise_array,
     exercise_sessions,
     fixed_meals,
@@ -102,6 +103,7 @@ __all__ = [
     "Profile",
     "ProfileRun",
     "Pump",
+    "RescueCarbs",
     "RunNow",
     "SampledController",
     "Sensor",

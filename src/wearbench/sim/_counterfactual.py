@@ -2,16 +2,17 @@
 
 A batch of counterfactuals is one run of replicated patients: each member is a copy of a patient
 of the run taken from the run's latest checkpoint before its injection minute (controller, stages,
-patient and exercise state, with the same sensor noise and fault plan), and differs from the
+patient, exercise and rescue-carb state, with the same sensor noise and fault plan), and differs from the
 original only by its event, written into its own row of the inputs (meals eaten, exercise
 intensity, extra insulin). Until the event the member reproduces the original run bit for bit.
 
-A fault-free run of the default loop with the basal-bolus or PID controller on the numba engine
-takes the compiled loop instead (:func:`~wearbench.sim._fast.resume_fast`, bit for bit the same as
-``run_loop`` with the numba step): every member then runs alone from its own checkpoint to its
-own stop, and starts from the latest checkpoint at or before the first minute its inputs differ
-from the run's (a late-night snack at 23:00 requested at noon re-runs from 23:00); the minutes
-before are the run's own streams, which that re-run would reproduce bit for bit.
+A fault-free run of the default loop without rescue carbs, with the basal-bolus or PID controller
+on the numba engine, takes the compiled loop instead (:func:`~wearbench.sim._fast.resume_fast`,
+bit for bit the same as ``run_loop`` with the numba step): every member then runs alone from its
+own checkpoint to its own stop, and starts from the latest checkpoint at or before the first
+minute its inputs differ from the run's (a late-night snack at 23:00 requested at noon re-runs
+from 23:00); the minutes before are the run's own streams, which that re-run would reproduce bit
+for bit.
 See ``docs/cgm-counterfactual.md``.
 """
 
@@ -175,14 +176,14 @@ def _run_batch(
     stop = max(r.at + (r.horizon or 0) for r in members)
     inputs = _inputs(run, idx, members, batch)
     n = run.params.n_patients
-    controller, (sensor, meals, pump) = select_patients((cp.controller, cp.stages), idx, n)
+    controller, (sensor, meals, pump), rescue = select_patients((cp.controller, cp.stages, cp.rescue), idx, n)
     if inputs.insulin.any():
         pump = ExtraInsulin(pump, inputs.insulin)
     exercise = inputs.exercise if run.exercise is not None or inputs.exercise.any() else None
     rec = run_loop(
         select_params(run.params, idx), select_state(cp.patient, idx), inputs.eaten, controller,
         (sensor, meals, pump), run.substeps, exercise, start=cp.minute, stop=stop, z=cp.z[idx],
-        engine=run.engine,
+        engine=run.engine, rescue=rescue,
     )  # fmt: skip
     out = {}
     for k, r in enumerate(members):
@@ -212,7 +213,7 @@ def _inputs(
 
 def _compiled(run: SimulationRun) -> bool:
     """Whether the run's re-runs can take the compiled loop (see the module docstring)."""
-    if run.faults is not None or run.loop != "default" or not run.checkpoints:
+    if run.faults is not None or run.rescue is not None or run.loop != "default" or not run.checkpoints:
         return False
     return fast_resume_supports(run.checkpoints[min(run.checkpoints)], run.engine)
 
@@ -281,7 +282,7 @@ def _compiled_result(
     ):
         computed[twin] = computed[row]
     computed["carbs"] = inputs.eaten[k, start:stop]
-    computed["long_acting"] = np.zeros(stop - start)
+    computed["long_acting"] = computed["rescue"] = np.zeros(stop - start)
     streams = {s: np.concatenate([run.streams[s][begin:start, p], computed[s]]) for s in RECORDED}
     streams["carbs_eaten"] = inputs.eaten[k, begin:stop].copy()
     streams["exercise"] = inputs.exercise[k, begin:stop].copy()

@@ -9,8 +9,8 @@ controller decides; the pump rounds and clips; the patient advances through the 
 the compiled :func:`~wearbench.sim.patient.step_minute`, so the result equals ``run_loop`` with
 ``engine="numba"`` bit for bit and the numpy engine to about 1e-13 mg/dL
 (``tests/sim/test_compiled.py``). It keeps checkpoints (:class:`~wearbench.sim._loop.LoopState`)
-as ``run_loop`` does. Anything else (faults, other controllers, other stages) runs through
-``run_loop``.
+as ``run_loop`` does. Anything else (faults, other controllers, other stages, rescue carbs) runs
+through ``run_loop``.
 
 :func:`resume_fast` runs the same kernel from saved states (:func:`pack_state` of a
 ``LoopState``), each patient from its own start minute to its own stop minute, optionally with
@@ -54,14 +54,18 @@ _NO_INTS = np.zeros(0, dtype=np.int64)
 
 
 def fast_loop_supports(controller: Controller, engine: str = "auto") -> bool:
-    """Whether a fault-free run with ``controller`` can take the compiled loop under ``engine``."""
+    """Whether a fault-free run with ``controller`` can take the compiled loop under ``engine``.
+
+    Runs with faults or rescue carbs never can (their callers check those).
+    """
     return resolve_engine(engine) == "numba" and type(controller) in (BasalBolusController, PIDController)
 
 
 def fast_resume_supports(state: LoopState, engine: str) -> bool:
-    """Whether a re-run from ``state`` can take the compiled loop (plain stages, its controllers)."""
+    """Whether a re-run from ``state`` can take the compiled loop (plain stages, no rescue carbs)."""
     kinds = tuple(type(s) for s in state.stages)
-    return kinds == (PlainSensor, PlainMeals, PlainPump) and fast_loop_supports(state.controller, engine)
+    plain = kinds == (PlainSensor, PlainMeals, PlainPump) and state.rescue is None
+    return plain and fast_loop_supports(state.controller, engine)
 
 
 def _controller_config(controller: Controller) -> tuple[int, FloatArray]:
@@ -243,7 +247,8 @@ def run_fast(
     true_bg, gsub, cgm, insulin, basal, bolus = out
     streams = {"true_bg": true_bg, "gsub": gsub, "cgm": cgm, "cgm_clean": cgm.copy(), "carbs": eaten.copy(),
                "insulin": insulin, "insulin_requested": insulin.copy(), "insulin_delivered": insulin.copy(),
-               "basal": basal, "bolus": bolus, "long_acting": np.zeros((n, minutes))}  # fmt: skip
+               "basal": basal, "bolus": bolus, "long_acting": np.zeros((n, minutes)),
+               "rescue": np.zeros((n, minutes))}  # fmt: skip
     rec = LoopRecord({k: streams[k].T for k in RECORDED})
     stages = (PlainSensor(sensor, noise), PlainMeals(), PlainPump(pump, n))
     rec.checkpoints = {m: _unpack_state(m, snaps[j], controller, stages) for j, m in enumerate(marks)}

@@ -2,7 +2,8 @@
 
 Each minute the loop asks a :class:`CGMStage` for the reading, a :class:`MealStage` for the carbs
 announced to the controller, the controller for insulin, and a :class:`PumpStage` for the dose,
-then advances the patient model. The plain stages here are fault-free; faults wrap them
+then advances the patient model; an optional :class:`RescueStage` adds the carbs a person eats
+to treat a low (not announced). The plain stages here are fault-free; faults wrap them
 (:mod:`wearbench.sim.faults`), and a new therapy or counterfactual run plugs in another stage or
 controller without a second loop.
 """
@@ -26,7 +27,7 @@ from wearbench.sim.sensor import Sensor
 
 #: Streams the loop records each minute, each of shape ``(minutes, P)``.
 RECORDED = ("true_bg", "gsub", "cgm", "cgm_clean", "carbs", "insulin", "insulin_requested",
-            "insulin_delivered", "basal", "bolus", "long_acting")  # fmt: skip
+            "insulin_delivered", "basal", "bolus", "long_acting", "rescue")  # fmt: skip
 
 
 class CGMReading(NamedTuple):
@@ -80,6 +81,13 @@ class PumpStage(Protocol):
 
     def deliver(self, minute: int, action: ControllerAction) -> Dose:
         """The dose at ``minute`` for the controller's request."""
+
+
+class RescueStage(Protocol):
+    """Hypoglycaemia self-treatment as the loop sees it (:class:`~wearbench.sim.scenario.RescueTreatment`)."""
+
+    def treat(self, minute: int, shown: FloatArray, true_bg: FloatArray) -> FloatArray:
+        """Carbs (g) eaten at ``minute`` to treat a low, from the displayed CGM and plasma glucose."""
 
 
 class PlainSensor:
@@ -145,6 +153,7 @@ class LoopState:
         z: Exercise sensitivity state (dimensionless), shape ``(P,)``.
         controller: The controller with its internal state.
         stages: Sensor, meal-announcement and pump stages with their state.
+        rescue: The hypoglycaemia self-treatment with its state, or ``None`` (none).
     """
 
     minute: int
@@ -152,6 +161,7 @@ class LoopState:
     z: FloatArray
     controller: Controller
     stages: tuple[CGMStage, MealStage, PumpStage]
+    rescue: RescueStage | None = None
 
 
 class LoopRecord(dict[str, FloatArray]):
@@ -180,6 +190,7 @@ def run_loop(
     z: FloatArray | None = None,
     checkpoints: Iterable[int] = (),
     engine: str = "numpy",
+    rescue: RescueStage | None = None,
 ) -> LoopRecord:
     """Run the closed loop minute by minute, all patients at once.
 
@@ -201,6 +212,8 @@ def run_loop(
         checkpoints: Minutes in ``[start, stop]`` at whose start to keep a snapshot of the state.
         engine: The patient step's engine, ``"numpy"``, ``"numba"`` or ``"auto"``
             (:func:`~wearbench.sim.patient.step_system`).
+        rescue: Hypoglycaemia self-treatment (in its state at ``start``), or ``None``: its carbs
+            are eaten with ``eaten`` and recorded as ``rescue`` (g), but not announced.
 
     Returns:
         Each stream of :data:`RECORDED` for minutes ``start .. stop - 1``, shape
@@ -221,28 +234,32 @@ def run_loop(
     z = np.zeros(n) if z is None else z  # exercise sensitivity state
     for t in range(start, stop):
         if t in marks:
-            rec.checkpoints[t] = _checkpoint(t, state, z, controller, stages)
-        gsub = state.gsub(params)
+            rec.checkpoints[t] = _checkpoint(t, state, z, controller, stages, rescue)
+        gsub, bg = state.gsub(params), state.bg(params)
         reading = sensor.read(t, gsub)
         carbs = eaten[:, t]
         announced = meals.announce(t, carbs)
         action = controller.policy(reading.seen, announced, t)
         dose = pump.deliver(t, action)
         controller.observe(t, dose.basal, dose.bolus)  # the pump history a loop reads
-        for k, v in (("true_bg", state.bg(params)), ("gsub", gsub), ("cgm", reading.shown),
+        treated = 0.0 if rescue is None else rescue.treat(t, reading.shown, bg)
+        for k, v in (("true_bg", bg), ("gsub", gsub), ("cgm", reading.shown),
                      ("cgm_clean", reading.clean), ("carbs", announced), ("insulin", dose.shown),
                      ("insulin_requested", dose.requested), ("insulin_delivered", dose.delivered),
                      ("basal", dose.basal), ("bolus", dose.bolus),
-                     ("long_acting", 0.0 if action.long_acting is None else action.long_acting)):  # fmt: skip
+                     ("long_acting", 0.0 if action.long_acting is None else action.long_acting),
+                     ("rescue", treated)):  # fmt: skip
             rec[k][t - start] = v
+        if rescue is not None:
+            carbs = carbs + treated
         if exercise is None:
             state = step_minute(state, carbs, dose.delivered, params, substeps, system)
         else:
             uptake, gain, z = exercise_step(exercise[:, t], z)
             state = step_minute(state, carbs, dose.delivered, params, substeps, system, uptake, gain)
-    rec.end = LoopState(stop, state, z, controller, stages)
+    rec.end = LoopState(stop, state, z, controller, stages, rescue)
     if stop in marks:
-        rec.checkpoints[stop] = _checkpoint(stop, state, z, controller, stages)
+        rec.checkpoints[stop] = _checkpoint(stop, state, z, controller, stages, rescue)
     return rec
 
 
@@ -252,7 +269,8 @@ def _checkpoint(
     z: FloatArray,
     controller: Controller,
     stages: tuple[CGMStage, MealStage, PumpStage],
+    rescue: RescueStage | None,
 ) -> LoopState:
     """A snapshot of the loop at the start of minute ``t`` (its arrays are copies)."""
     every = np.arange(len(z))
-    return LoopState(t, select_state(state, every), z.copy(), *snapshot((controller, stages)))
+    return LoopState(t, select_state(state, every), z.copy(), *snapshot((controller, stages, rescue)))

@@ -4,7 +4,8 @@
 ``healthloopqa`` reproduces the setup HealthLoopQA's questions read (``docs/cgm-healthloopqa.md``):
 a 5-minute grid (288 readings a day, mg/dL), insulin per sample in mU/min plus bolus events, the
 five typed meals with perturbations, running and cycling described by their magnitude, the seed's
-fault sizes and durations, hazard labels and a fixed 20-patient cohort.
+fault sizes and durations, hazard labels, a fixed 20-patient cohort, and people who treat their
+lows with 15 g of fast carbs (:class:`~wearbench.sim.scenario.RescueCarbs`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from wearbench.sim.scenario import (
     ExerciseSlot,
     MealSlot,
     Perturbation,
+    RescueCarbs,
     meal_type_at,
 )
 from wearbench.sim.sensor import Sensor
@@ -49,6 +51,7 @@ class Profile:
         cohort_seed: Seed :func:`draw_cohort` drew ``cohort`` with (``None``: not drawn).
         scenario: Daily meals and exercise, or ``None`` for simglucose-style random meals.
         faults: Sizes of ``--faults random``, or ``None`` for :func:`random_fault_plan`.
+        rescue: Hypoglycaemia self-treatment of the simulated people, or ``None`` for none.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Profile:
     cohort_seed: int | None = None
     scenario: DailyScenario | None = None
     faults: FaultProfile | None = None
+    rescue: RescueCarbs | None = None
 
 
 def draw_cohort(names: Sequence[str], size: int, seed: int) -> tuple[str, ...]:
@@ -161,6 +165,7 @@ _PROFILES = {
             cohort_seed=42,
             scenario=_HEALTHLOOPQA_SCENARIO,
             faults=_HEALTHLOOPQA_FAULTS,
+            rescue=RescueCarbs(),
         ),
     )
 }
@@ -193,7 +198,8 @@ class ProfileRun:
         profile: The profile.
         patients: Patient names, in row order.
         days: Days simulated.
-        frame: :func:`~wearbench.sim.simulate` output (always with fault columns).
+        frame: :func:`~wearbench.sim.simulate` output (always with fault columns; with a
+            ``rescue`` column when the profile has rescue carbs).
         faults: The fault plan (empty for none).
         meals: Meal table (``MEAL_COLUMNS``); skipped meals have ``carbs_g`` 0.
         sessions: Exercise sessions table, or ``None`` without exercise.
@@ -239,7 +245,8 @@ def simulate_profile(
 
     Meals and exercise come from the profile's scenario drawn with ``default_rng([seed, 8])``,
     the random fault plan from :func:`~wearbench.sim.faults.profile_faults` with
-    ``default_rng([seed, 6])``, sensor noise from ``seed``.
+    ``default_rng([seed, 6])``, sensor noise from ``seed``; the people treat lows as the profile's
+    ``rescue`` says (``dataclasses.replace(profile, rescue=None)`` for a run without).
 
     Args:
         profile: A profile with a scenario and fault sizes (e.g. ``get_profile("healthloopqa")``).
@@ -278,7 +285,7 @@ def simulate_profile(
     run = run_simulation(
         names, days, controller=controller or profile.controller, sensor=the_sensor, meals=carbs,
         seed=seed, faults=plan, exercise=(draw.intensity, draw.sessions) if exercise else None,
-        engine=engine, checkpoint_every=checkpoint_every,
+        engine=engine, checkpoint_every=checkpoint_every, rescue=profile.rescue,
     )  # fmt: skip
     kept = run if checkpoint_every is not None else None
     return ProfileRun(profile, names, days, run.frame(), plan, table, sessions, profile.sample_time, kept)

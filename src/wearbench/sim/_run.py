@@ -15,6 +15,7 @@ from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import PatientParams
 from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
+from wearbench.sim.scenario import RescueCarbs
 from wearbench.sim.sensor import Sensor
 
 
@@ -46,6 +47,8 @@ class SimulationRun:
         env_step: The simglucose env's step (the sensor sample time, min; 1 without a sensor).
         engine: The patient step's engine, ``"numpy"`` or ``"numba"``; re-runs use the same one so
             that they reproduce ``streams`` bit for bit.
+        rescue: The hypoglycaemia self-treatment rule, or ``None``; re-runs carry its state from
+            the checkpoint.
     """
 
     patients: tuple[str, ...]
@@ -66,6 +69,7 @@ class SimulationRun:
     loop: str = "default"
     env_step: int = 1
     engine: str = "numpy"
+    rescue: RescueCarbs | None = None
 
     @property
     def minutes(self) -> int:
@@ -121,6 +125,8 @@ class SimulationRun:
             frame["label"] = self.faults.label_matrix(n, minutes).ravel()
         if self.exercise is not None:
             frame["exercise"] = self.exercise.ravel()
+        if self.rescue is not None:
+            frame["rescue"] = rec["rescue"].T.ravel()
         if rec["long_acting"].any():
             frame["long_acting"] = rec["long_acting"].T.ravel()
         if self.loop == "simglucose":

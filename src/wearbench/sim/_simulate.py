@@ -27,7 +27,7 @@ from wearbench.sim.patient import initial_state, load_params
 from wearbench.sim.patient._compiled import resolve_engine
 from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
-from wearbench.sim.scenario import check_carbs, fixed_meals, random_meals
+from wearbench.sim.scenario import RescueCarbs, check_carbs, fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
 
 __all__ = ["run_simulation", "simulate"]
@@ -49,6 +49,7 @@ def simulate(
     exercise: tuple[FloatArray, pd.DataFrame] | None = None,
     loop: Literal["default", "simglucose"] = "default",
     engine: str = "auto",
+    rescue: RescueCarbs | None = None,
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -81,6 +82,9 @@ def simulate(
         engine: ``"numpy"`` (array code), ``"numba"`` (compiled; the ``[cgm]`` extra installs
             numba) or ``"auto"``: ``$WEARBENCH_SIM_ENGINE`` when set, else numba when installed.
             Both give the same numbers to 1e-9 mg/dL; see ``docs/cgm-simulator-speed.md``.
+        rescue: Hypoglycaemia self-treatment (e.g. ``RescueCarbs()``: 15 g when the CGM shows
+            55 mg/dL or less or plasma glucose is below 54, at most every 15 min), eaten but not
+            announced; ``None`` (default): none. See ``docs/cgm-healthloopqa.md``.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -94,6 +98,8 @@ def simulate(
         With ``exercise``, the frame gains ``exercise`` (effective intensity, 0-1). When the
         controller injects long-acting insulin (MDI), the frame gains ``long_acting`` (U injected
         in the minute).
+        With ``rescue``, the frame gains ``rescue`` (g eaten in the minute to treat a low; not in
+        ``carbs`` nor ``carbs_eaten``, which stay the announced and the scenario's meals).
         With ``loop="simglucose"``, the frame gains the env's reported ``env_bg`` (its ``BG``:
         mean ``gsub`` over each sample period) and ``env_cgm`` (its ``CGM``), mg/dL, at the sample
         minutes (the period's end) and NaN between.
@@ -101,7 +107,7 @@ def simulate(
     return run_simulation(
         patients, days, controller=controller, sensor=sensor, pump=pump, meals=meals, seed=seed,
         substeps=substeps, faults=faults, exercise=exercise, loop=loop, engine=engine,
-        checkpoint_every=None,
+        checkpoint_every=None, rescue=rescue,
     ).frame()  # fmt: skip
 
 
@@ -120,6 +126,7 @@ def run_simulation(
     loop: Literal["default", "simglucose"] = "default",
     engine: str = "auto",
     checkpoint_every: int | None = 60,
+    rescue: RescueCarbs | None = None,
 ) -> SimulationRun:
     """Simulate like :func:`simulate`, keeping what a re-run from any minute needs.
 
@@ -141,6 +148,7 @@ def run_simulation(
             re-runs from the latest checkpoint at or before its injection minute. Checkpoints
             share arrays with the run and cost little; a fault-free basal-bolus or PID run on the
             numba engine takes the compiled whole-run loop with or without them.
+        rescue: As :func:`simulate` (a run with it always takes ``run_loop``).
 
     Returns:
         The run (:class:`~wearbench.sim._run.SimulationRun`); ``run.frame()`` is what
@@ -188,15 +196,17 @@ def run_simulation(
         raise WearbenchError(f"checkpoint_every must be at least 1 minute, got {checkpoint_every}")
     marks = range(0, minutes, checkpoint_every) if checkpoint_every is not None else ()
     engine = resolve_engine(engine)
-    if faults is None and loop == "default" and fast_loop_supports(ctrl, engine):
+    if faults is None and rescue is None and loop == "default" and fast_loop_supports(ctrl, engine):
         # the compiled loop: its streams and checkpoints equal run_loop's bit for bit
         looped = run_fast(
             params, carbs_all, ctrl, cgm_sensor, noise, the_pump, substeps, ex, checkpoints=marks
         )
     else:
+        treat = rescue.stage(n) if rescue is not None else None
         looped = run_loop(
-            params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks, engine=engine
-        )
+            params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks, engine=engine,
+            rescue=treat,
+        )  # fmt: skip
     rec, checkpoints = dict(looped), looped.checkpoints
     return SimulationRun(
         patients=tuple(patients), params=params, days=days,
@@ -204,5 +214,5 @@ def run_simulation(
         controller=controller if isinstance(controller, str) else type(controller).__name__,
         eaten=carbs_all, exercise=ex, sessions=None if exercise is None else exercise[1],
         sensor=cgm_sensor, noise=noise, pump=the_pump, faults=faults, substeps=substeps,
-        streams=rec, checkpoints=checkpoints, loop=loop, env_step=env_step, engine=engine,
+        streams=rec, checkpoints=checkpoints, loop=loop, env_step=env_step, engine=engine, rescue=rescue,
     )  # fmt: skip

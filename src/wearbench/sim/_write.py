@@ -22,7 +22,9 @@ nominal intensity, fraction of heart-rate reserve; see ``docs/cgm-exercise.md``)
 instead: ``labels.parquet`` with ``fault_label`` and ``hazard_label`` per sample,
 ``hazards.parquet`` (hazard intervals), ``insulin.parquet`` (mean rates over each sample, mU/min),
 ``faults.parquet`` with a ``magnitude`` column, and typed events (meal types from the meal table,
-bolus ``dosage``/``insulin_type``, exercise magnitude) without per-minute basal events.
+bolus ``dosage``/``insulin_type``, exercise magnitude) without per-minute basal events. Carbs
+eaten to treat a low (the frame's ``rescue`` column) are ``kind="carbs"`` events with
+``meal_type="hypo_treatment"``.
 """
 
 from __future__ import annotations
@@ -246,6 +248,9 @@ def _fault_intervals(
     return out
 
 
+#: ``meal_type`` (and ``detail``) of the carbs a simulated person ate to treat a low.
+HYPO_TREATMENT = "hypo_treatment"
+
 #: Extra ``events.parquet`` columns of the healthloopqa layout (NaN or ``""`` where they do not apply).
 PROFILE_EVENT_COLUMNS = [
     "meal_type",
@@ -341,12 +346,14 @@ def _sample_rates(frame: pd.DataFrame, sample_time: int) -> dict[str, np.ndarray
 def _profile_events(
     frame: pd.DataFrame, t0: pd.Timestamp, exercise: pd.DataFrame | None, meals: pd.DataFrame | None
 ) -> pd.DataFrame:
-    """Carbs (typed), boluses (rapid; long-acting injections as ``long``) and exercise sessions."""
+    """Carbs (typed), rescue carbs, boluses (rapid; long-acting as ``long``) and exercise sessions."""
     subjects = np.asarray(_subjects(frame), dtype=object)
     minutes = int(frame["minute"].max()) + 1
     patient = np.repeat(np.arange(len(subjects)), minutes)
     minute = frame["minute"].to_numpy()
     parts = [_carb_events(frame, patient, minute, subjects, meals)]
+    if "rescue" in frame:
+        parts.append(_rescue_events(frame["rescue"].to_numpy(dtype=np.float64), patient, minute, subjects))
     for column, kind in (("bolus", "rapid"), ("long_acting", "long")):
         if column not in frame:
             continue
@@ -392,6 +399,25 @@ def _profile_events(
         events[c] = events[c].fillna("").astype(str) if text else events[c].astype("float64")
     events = events[[*EVENT_COLUMNS, *PROFILE_EVENT_COLUMNS]]
     return events.sort_values(["subject_id", "time", "kind"], kind="stable").reset_index(drop=True)
+
+
+def _rescue_events(
+    grams: np.ndarray, patient: np.ndarray, minute: np.ndarray, subjects: np.ndarray
+) -> pd.DataFrame:
+    """Carbs eaten to treat a low (g per minute, patient-major) as ``hypo_treatment`` carbs events."""
+    hit = grams > 0
+    return pd.DataFrame(
+        {
+            "subject_id": subjects[patient[hit]],
+            "minute": minute[hit],
+            "kind": "carbs",
+            "value": grams[hit],
+            "unit": "g",
+            "detail": HYPO_TREATMENT,
+            "meal_type": HYPO_TREATMENT,
+            "perturbation": "",
+        }
+    )
 
 
 def _carb_events(

@@ -29,6 +29,7 @@ from wearbench.sim.scenario._meals import (
     meals_from_csv,
     random_meals,
 )
+from wearbench.sim.scenario._rescue import RescueCarbs, RescueTreatment
 
 __all__ = [
     "DAILY_SESSION_COLUMNS",
@@ -45,6 +46,8 @@ __all__ = [
     "ExerciseSlot",
     "MealSlot",
     "Perturbation",
+    "RescueCarbs",
+    "RescueTreatment",
     "check_carbs",
     "cycling_intensity",
     "exercise_array",
