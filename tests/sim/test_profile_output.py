@@ -94,7 +94,8 @@ def test_events_meals_exercise_boluses(folder: Path, run: ProfileRun) -> None:
     assert (carbs["detail"] == carbs["meal_type"]).all()
     treated = carbs[carbs["meal_type"] == "hypo_treatment"]  # rescue carbs, one row per treatment
     assert len(treated) == int((run.frame["rescue"] > 0).sum())
-    assert (treated["value"] == 15.0).all() and (treated["perturbation"] == "").all()
+    assert (treated["value"] == 15.0).all()
+    assert (treated["perturbation"] == "").all()
     carbs = carbs[carbs["meal_type"] != "hypo_treatment"]
     eaten = run.meals[run.meals["carbs_g"] > 0]
     assert len(carbs) >= len(eaten)  # plus false meals announced to the controller

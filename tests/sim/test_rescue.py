@@ -86,7 +86,8 @@ def test_overdose_is_treated_when_low_and_every_15_min_while_low(
     assert set(s["rescue"][:, 0]) == {0.0, 15.0}
     assert np.all(low[times])  # only when low ...
     assert np.diff(times).min() >= 15  # ... and never within 15 min of the last treatment
-    assert times[1] == first + 15 and low[first + 15]  # still low after 15 min: treated again
+    assert times[1] == first + 15
+    assert low[first + 15]
     for t in np.flatnonzero(low):  # every low minute 15 min after the last treatment is treated
         assert t in times or (times[times < t].size and t - times[times < t].max() < 15)
     # identical up to the first treatment, then the carbs lift glucose above the untreated run
@@ -143,7 +144,8 @@ def test_counterfactual_prefix_is_bit_identical_and_the_event_is_treated() -> No
     for s in RECORDED:
         assert np.array_equal(res.streams[s][: at - res.start], run.streams[s][res.start : at, 1]), s
     treated = np.flatnonzero(res.after("rescue"))
-    assert treated.size >= 2 and np.diff(treated).min() >= 15
+    assert treated.size >= 2
+    assert np.diff(treated).min() >= 15
     assert np.array_equal(res.after("carbs"), run.streams["carbs"][at:, 1])  # never announced
 
 
