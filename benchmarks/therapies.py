@@ -14,7 +14,11 @@ Run: ``python benchmarks/therapies.py`` (30 patients x 14 days; about a minute p
 (``docs/cgm-healthloopqa.md``, "Patient outcomes"; 30 days by default there), once without faults
 and once with ``--faults random``, and prints per therapy and fault mode the same outcomes; with
 ``--per-patient`` it also prints each patient's longest run below the floor and the fault labels
-active in the 6 hours before it started.
+active in the 6 hours before it started. The profile's people treat their lows with rescue carbs
+(``RescueCarbs``: 15 g when the CGM shows <= 55 mg/dL or plasma glucose is < 54, at most every
+15 min); "rescue /pt-day" counts treatments per patient-day and "rescue at >= 70 %" the share of
+them given while plasma glucose was at least 70 mg/dL (an alarm from a faulty reading).
+``--no-rescue`` runs the profile without them.
 """
 
 from __future__ import annotations
@@ -41,16 +45,23 @@ def outcomes(frame: pd.DataFrame, floor: float, floor_hours: float) -> dict[str,
     per_patient = frame.groupby("patient", observed=True)["true_bg"]
     tir = per_patient.apply(lambda g: float(np.mean((g >= 70) & (g <= 180))) * 100)
     runs = per_patient.apply(lambda g: longest_run(g.to_numpy() < floor))
-    return {
+    out = {
         "TIR 70-180 %": float(tir.mean()),
         "<70 %": float(np.mean(bg < 70) * 100),
         "<54 %": float(np.mean(bg < 54) * 100),
         ">180 %": float(np.mean(bg > 180) * 100),
         "mean BG": float(bg.mean()),
         "min TIR %": float(tir.min()),
+        "min BG": float(bg.min()),
         "at floor": int((runs >= floor_hours * 60).sum()),
         "longest <floor min": int(runs.max()),
     }
+    if "rescue" in frame:
+        treated = frame["rescue"].to_numpy() > 0
+        patient_days = len(frame) / 1440
+        out["rescue /pt-day"] = float(treated.sum() / patient_days)
+        out["rescue at >= 70 %"] = float(np.mean(bg[treated] >= 70) * 100) if treated.any() else 0.0
+    return out
 
 
 def worst_lows(frame: pd.DataFrame, floor: float, before: int = 360) -> pd.DataFrame:
@@ -73,14 +84,23 @@ def worst_lows(frame: pd.DataFrame, floor: float, before: int = 360) -> pd.DataF
         labels = g["label"].iloc[max(0, start - before) : start + 1] if "label" in g else []
         faults = ",".join(sorted({str(x) for x in labels if x}))
         rows.append((name, int(lengths[i]), int(g["minute"].iloc[start]), faults))
-    return pd.DataFrame(rows, columns=["patient", "longest <floor min", "start minute", "faults"])
+    table = pd.DataFrame(rows, columns=["patient", "longest <floor min", "start minute", "faults"])
+    table.insert(1, "min BG", frame.groupby("patient", observed=True)["true_bg"].min().round(1).to_numpy())
+    if "rescue" in frame:
+        treated = frame.groupby("patient", observed=True)["rescue"].apply(lambda r: int((r > 0).sum()))
+        table.insert(1, "treatments", treated.to_numpy())
+    return table
 
 
 def profile_main(args: argparse.Namespace) -> None:
     """The ``--profile`` mode: the profile's cohort and scenario, without and with random faults."""
+    from dataclasses import replace
+
     from wearbench.sim import get_profile, simulate_profile
 
     profile = get_profile(args.profile)
+    if args.no_rescue:
+        profile = replace(profile, rescue=None)
     rows, lows = {}, {}
     for faults in ("none", "random"):
         for therapy in args.therapies.split(","):
@@ -89,7 +109,9 @@ def profile_main(args: argparse.Namespace) -> None:
             seconds = time.perf_counter() - t0
             rows[(therapy, faults)] = {**outcomes(run.frame, args.floor, args.floor_hours), "wall s": seconds}
             lows[(therapy, faults)] = worst_lows(run.frame, args.floor)
+    rescue = "no rescue carbs" if profile.rescue is None else f"rescue carbs {profile.rescue}"
     print(f"profile {profile.name}: {len(profile.cohort)} patients x {args.days} days, seed {args.seed}")
+    print(rescue)
     print(pd.DataFrame(rows).T.round(2).to_string())
     if args.per_patient:
         for (therapy, faults), table in lows.items():
@@ -109,6 +131,7 @@ def main() -> None:
     ap.add_argument("--floor-hours", type=float, default=2.0)
     ap.add_argument("--therapies", default=None, help="comma-separated controller names")
     ap.add_argument("--per-patient", action="store_true", help="also print TIR per patient")
+    ap.add_argument("--no-rescue", action="store_true", help="--profile without the profile's rescue carbs")
     args = ap.parse_args()
     if args.profile is not None:
         args.days = args.days or 30
