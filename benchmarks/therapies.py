@@ -19,6 +19,10 @@ active in the 6 hours before it started. The profile's people treat their lows w
 15 min); "rescue /pt-day" counts treatments per patient-day and "rescue at >= 70 %" the share of
 them given while plasma glucose was at least 70 mg/dL (an alarm from a faulty reading).
 ``--no-rescue`` runs the profile without them.
+
+``--folder DIR`` instead prints the counts of a folder written by ``wearbench cgm simulate
+--profile healthloopqa`` (readings, faults, hazard labels, meals, hypo treatments, boluses, time
+in range of true BG; ``docs/cgm-healthloopqa.md``, "Measured").
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ def outcomes(frame: pd.DataFrame, floor: float, floor_hours: float) -> dict[str,
         "min BG": float(bg.min()),
         "at floor": int((runs >= floor_hours * 60).sum()),
         "longest <floor min": int(runs.max()),
+        "longest <54 min": int(per_patient.apply(lambda g: longest_run(g.to_numpy() < 54)).max()),
     }
     if "rescue" in frame:
         treated = frame["rescue"].to_numpy() > 0
@@ -119,6 +124,47 @@ def profile_main(args: argparse.Namespace) -> None:
             print(table.to_string(index=False))
 
 
+def folder_counts(folder: str) -> dict[str, float]:
+    """The counts of a healthloopqa output folder (percentages of samples; true BG in mg/dL)."""
+    read = {
+        n: pd.read_parquet(f"{folder}/{n}.parquet")
+        for n in ("readings", "truth", "labels", "faults", "events")
+    }
+    readings, labels, faults, events = read["readings"], read["labels"], read["faults"], read["events"]
+    bg = read["truth"]["true_bg"].to_numpy()
+    patients = readings["subject_id"].nunique()
+    days = len(readings) / patients / 288
+    carbs = events[events["kind"] == "carbs"]
+    hypo = carbs[carbs["meal_type"] == "hypo_treatment"]
+    per = hypo.groupby("subject_id").size().reindex(readings["subject_id"].unique(), fill_value=0)
+    labels_each = faults.groupby("subject_id")["label"].nunique()
+    hazards = labels["hazard_label"].value_counts(normalize=True) * 100
+    return {
+        "readings": len(readings),
+        "patients": patients,
+        "days": days,
+        "missing readings": int(readings["glucose"].isna().sum()),
+        "fault intervals": len(faults),
+        "fault labels per patient (min)": int(labels_each.min()),
+        "samples with a fault label %": float((labels["fault_label"] != "").mean() * 100),
+        "hypo hazard %": float(hazards.get("hypoglycemia", 0.0)),
+        "hyper hazard %": float(hazards.get("hyperglycemia", 0.0)),
+        "typed meals": len(carbs) - len(hypo),
+        "hypo treatments": len(hypo),
+        "hypo treatment g": float(hypo["value"].sum()),
+        "hypo treatments /pt-day": len(hypo) / (patients * days),
+        "hypo treatments per patient min": int(per.min()),
+        "hypo treatments per patient median": float(per.median()),
+        "hypo treatments per patient max": int(per.max()),
+        "exercise sessions": int((events["kind"] == "exercise").sum()),
+        "boluses": int((events["kind"] == "bolus").sum()),
+        "true BG 70-180 %": float(np.mean((bg >= 70) & (bg <= 180)) * 100),
+        "true BG <70 %": float(np.mean(bg < 70) * 100),
+        "true BG <54 %": float(np.mean(bg < 54) * 100),
+        "lowest true BG": float(bg.min()),
+    }
+
+
 def main() -> None:
     from wearbench.sim import patient_names, simulate
 
@@ -132,7 +178,11 @@ def main() -> None:
     ap.add_argument("--therapies", default=None, help="comma-separated controller names")
     ap.add_argument("--per-patient", action="store_true", help="also print TIR per patient")
     ap.add_argument("--no-rescue", action="store_true", help="--profile without the profile's rescue carbs")
+    ap.add_argument("--folder", default=None, help="print the counts of a healthloopqa output folder")
     args = ap.parse_args()
+    if args.folder is not None:
+        print(pd.Series(folder_counts(args.folder)).round(2).to_string())
+        return
     if args.profile is not None:
         args.days = args.days or 30
         args.seed = 42 if args.seed is None else args.seed
