@@ -3,8 +3,9 @@
 Patient parameters are read at run time from an installed simglucose (``wearbench[cgm]``);
 importing this package does not import simglucose. Components, one package each, as simglucose:
 ``patient`` (parameters, the 13-state model ``rhs``, RK4 ``step_minute``), ``sensor`` (CGM noise),
-``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals, exercise sessions); ``faults`` injects
-HealthLoopQA's sensor/pump malfunctions and attacks (``simulate(..., faults=plan)``).
+``pump``, ``controller`` (basal-bolus, PID) and ``scenario`` (meals, exercise sessions, rescue
+carbs); ``faults`` injects HealthLoopQA's sensor/pump malfunctions and attacks
+(``simulate(..., faults=plan)``).
 ``run_simulation`` keeps a run with checkpoints, and ``simulate_counterfactual`` re-runs a patient
 of it from any minute with one event injected (``docs/cgm-counterfactual.md``).
 
