@@ -30,7 +30,7 @@ BOLUS_AT = 120  # minute of the overdose
 
 def test_rule_alarm_symptoms_and_recheck() -> None:
     """Alarm at <= 55 shown, symptoms below 54 true, NaN shown is no alarm, 15 min between."""
-    treat = RescueTreatment(RescueCarbs(), 4)
+    treat = RescueTreatment(RescueCarbs(confirm_mg_dl=None), 4)
     nan = np.nan
     got0 = treat.treat(0, np.array([55.0, 56.0, nan, 120.0]), np.array([100.0, 54.0, 53.9, 120.0]))
     assert got0.tolist() == [15.0, 0.0, 15.0, 0.0]
@@ -40,8 +40,16 @@ def test_rule_alarm_symptoms_and_recheck() -> None:
     assert treat.last.tolist() == [15.0, 14.0, 15.0, 14.0]
 
 
+def test_alarm_is_confirmed_by_a_fingerstick_below_70() -> None:
+    """A faulty low display alone (true 100 mg/dL) is not treated; a confirmed alarm (69.9) is."""
+    treat = RescueTreatment(RescueCarbs(), 3)
+    got = treat.treat(0, np.array([40.0, 40.0, 120.0]), np.array([100.0, 69.9, 53.0]))
+    assert got.tolist() == [0.0, 15.0, 15.0]  # 2: symptoms below 54 whatever the display
+
+
 def test_rule_parameters_and_checks() -> None:
-    treat = RescueTreatment(RescueCarbs(grams=20, alarm_mg_dl=70, symptom_mg_dl=0, recheck_min=30), 1)
+    rule = RescueCarbs(grams=20, alarm_mg_dl=70, confirm_mg_dl=None, symptom_mg_dl=0, recheck_min=30)
+    treat = RescueTreatment(rule, 1)
     assert treat.treat(3, np.array([70.0]), np.array([10.0])).tolist() == [20.0]
     assert treat.treat(32, np.array([60.0]), np.array([10.0])).tolist() == [0.0]
     assert treat.treat(33, np.array([60.0]), np.array([10.0])).tolist() == [20.0]
@@ -150,5 +158,5 @@ def test_counterfactual_prefix_is_bit_identical_and_the_event_is_treated() -> No
 
 
 def test_healthloopqa_profile_treats_lows_and_default_profile_does_not() -> None:
-    assert get_profile("healthloopqa").rescue == RescueCarbs(15.0, 55.0, 54.0, 15)
+    assert get_profile("healthloopqa").rescue == RescueCarbs(15.0, 55.0, 70.0, 54.0, 15)
     assert get_profile("default").rescue is None

@@ -2,7 +2,10 @@
 
 The rule (``docs/cgm-healthloopqa.md``, "Hypoglycaemia treatment"): eat ``grams`` of fast
 carbohydrate when the CGM's urgent-low alarm sounds (the displayed reading is at or below
-``alarm_mg_dl``, Dexcom G6's fixed urgent-low alarm at 55 mg/dL) or when plasma glucose is below
+``alarm_mg_dl``, Dexcom G6's fixed urgent-low alarm at 55 mg/dL) and a fingerstick confirms it
+(plasma glucose below ``confirm_mg_dl``: ADA Standards of Care, section 7, advise checking with a
+meter when CGM readings and symptoms disagree, so a faulty sensor alone does not make the person
+eat), or when plasma glucose is below
 ``symptom_mg_dl`` (level-2 hypoglycaemia, < 54 mg/dL, which a person feels even when the CGM shows
 nothing or shows wrongly), then wait ``recheck_min`` minutes before treating again (the "rule of
 15" of the ADA Standards of Care, section 6). Rescue carbs are eaten, not announced: the
@@ -27,17 +30,20 @@ class RescueCarbs:
     Attributes:
         grams: Fast carbohydrate eaten per treatment (g), in one minute.
         alarm_mg_dl: Urgent-low alarm: treat when the displayed CGM is at or below this (mg/dL).
+        confirm_mg_dl: An alarm is acted on only if plasma glucose (the fingerstick) is below
+            this (mg/dL); ``None`` acts on every alarm.
         symptom_mg_dl: Symptoms: treat when plasma glucose is below this (mg/dL).
         recheck_min: Minutes to wait after a treatment before the next one.
     """
 
     grams: float = 15.0
     alarm_mg_dl: float = 55.0
+    confirm_mg_dl: float | None = 70.0
     symptom_mg_dl: float = 54.0
     recheck_min: int = 15
 
     def __post_init__(self) -> None:
-        values = (self.grams, self.alarm_mg_dl, self.symptom_mg_dl)
+        values = (self.grams, self.alarm_mg_dl, self.symptom_mg_dl, self.confirm_mg_dl or 0.0)
         if not all(math.isfinite(v) for v in values) or self.grams <= 0 or self.recheck_min < 1:
             raise WearbenchError(
                 f"RescueCarbs needs finite thresholds, grams > 0 and recheck_min >= 1, got {self}"
@@ -72,7 +78,10 @@ class RescueTreatment:
             true_bg: Plasma glucose (mg/dL).
         """
         r = self.rule
-        low = (shown <= r.alarm_mg_dl) | (true_bg < r.symptom_mg_dl)
+        alarm = shown <= r.alarm_mg_dl
+        if r.confirm_mg_dl is not None:
+            alarm &= true_bg < r.confirm_mg_dl
+        low = alarm | (true_bg < r.symptom_mg_dl)
         due = low & (minute - self.last >= r.recheck_min)
         self.last = np.where(due, float(minute), self.last)
         return np.where(due, r.grams, 0.0)
