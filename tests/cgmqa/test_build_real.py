@@ -19,6 +19,7 @@ from wearbench.cgmqa import (
     read_cgm_items,
     read_records,
     record_window,
+    templates,
     verify_cgm_benchmark,
 )
 
@@ -37,12 +38,20 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return tmp / "data", tmp / "bench"
 
 
-def test_real_build_has_pm_only_and_draws_the_seed_counts(real: tuple[Path, Path]) -> None:
+def test_real_build_has_pm_and_recorded_future_pd_and_draws_the_seed_counts(
+    real: tuple[Path, Path],
+) -> None:
     data, bench = real
     m = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
     assert m["data"]["kind"] == "real"
     assert m["families"] == ["pm", "pd"]
-    assert {i["family"] for i in read_cgm_items(bench)} == {"pm"}
+    items = read_cgm_items(bench)
+    assert {i["family"] for i in items} == {"pm", "pd"}
+    # real data cannot be re-simulated: only the recorded-future PD templates are asked
+    whatif = {t.id for t in templates("pd") if "counterfactual" in t.needs}
+    assert not {i["template"] for i in items} & whatif
+    assert all(set(m["drops"][t]) == {"needs a counterfactual re-simulation"} for t in whatif)
+    assert "counterfactuals" not in m
     n = len(read_records(data))
     assert n == 13
     assert len(m["draws"]["pm/descriptive"]["chosen"]) == 8
