@@ -12,7 +12,8 @@ a missing reading as an empty cell):
 - ``<key>.readings.csv``: ``minute,day,time,glucose_mgdl[,insulin_mu_per_min]``, one row per
   5-minute point (``insulin_mu_per_min`` only when the record has insulin per point);
 - ``<key>.events.csv``: ``minute,day,time,kind,type,amount,unit,duration_min``, one row per meal
-  (``amount`` carbohydrate, g), bolus (insulin, U) and exercise session (speed, km/h, for running;
+  (``amount`` carbohydrate, g), carbs eaten to treat a low (``kind`` ``treatment``, ``type``
+  ``hypo_treatment``, g; not a meal), bolus (insulin, U) and exercise session (speed, km/h, for running;
   power, W, for cycling; ``duration_min``), in time order, meals before boluses before sessions at
   the same minute.
 
@@ -134,7 +135,10 @@ def readings_csv(record: PatientRecord, until: int | None = None) -> bytes:
 
 
 def _event_rows(record: PatientRecord) -> list[tuple[float, int, list[str]]]:
-    rows = [(m.minute, 0, ["meal", m.meal_type, _num(m.carbs), "g", ""]) for m in record.meals or ()]
+    rows = [
+        (m.minute, 0, ["meal" if m.is_meal else "treatment", m.meal_type, _num(m.carbs), "g", ""])
+        for m in record.meals or ()
+    ]
     rows += [(b.minute, 1, ["bolus", b.insulin_type, _num(b.dosage), "U", ""]) for b in record.boluses or ()]
     for s in record.exercise or ():
         unit = _UNITS.get(s.exercise_type, "")
