@@ -72,3 +72,18 @@ def test_insulin_is_unknown_before_the_first_rate(tmp_path: Path) -> None:
     # minutes 0-11 have no rate: samples 0, 1 (a bolus does not make it known) and 2 (10, 11 unknown)
     assert np.isnan(ins[:3]).all()
     assert ins[3] == pytest.approx(10.0)
+
+
+def test_a_rate_holds_at_most_a_day_without_a_further_rate_event(tmp_path: Path) -> None:
+    data = _folder(
+        tmp_path / "d",
+        [("p", "2024-01-01 00:00", "basal", 0.6, "U/h"), ("p", "2024-01-03 00:00", "basal", 0.6, "U/h")],
+    )
+    readings = pd.read_parquet(data / "readings.parquet")
+    three = pd.concat([readings.assign(time=readings["time"] + pd.Timedelta(days=d)) for d in range(3)])
+    three.to_parquet(data / "readings.parquet", index=False)
+    ins = read_records(data)[0].insulin
+    assert ins is not None
+    assert np.allclose(ins[:288], 10.0)  # day 1: 0.6 U/h = 10 mU/min
+    assert np.isnan(ins[288:576]).all()  # day 2: no rate event for 24 h, a gap in the log
+    assert np.allclose(ins[576:], 10.0)

@@ -5,9 +5,11 @@ rate over ``[t, t + 5)``, mU/min). Imported data does not; but where a subject's
 **basal rates** (``kind`` ``basal`` with ``unit`` ``U/h``: T1D-UOM's pump rows, ShanghaiT1DM's
 CSII basal), the same series is well defined and :func:`pump_insulin` builds it:
 
-- a basal rate holds from its minute until the next rate event of the subject; the last one holds
-  to the end of its day. Two rates at the same minute: the later row of the file wins. Before the
-  first rate event and after the last one's day the insulin is unknown (NaN);
+- a basal rate holds from its minute until the next rate event of the subject, for at most
+  :data:`MAX_HOLD_MIN` (24 h: a pump's basal profile repeats daily, so a log without any rate
+  event for a day has a gap, not a constant rate); the last one holds to the end of its day. Two
+  rates at the same minute: the later row of the file wins. Before the first rate event, in a gap
+  and after the last one's day the insulin is unknown (NaN);
 - a bolus (``kind`` ``bolus``, U) is delivered within its minute (as the simulator delivers it);
 - a sample is the mean over its 5 minutes of (rate + bolus), mU/min; it is NaN when any of its
   minutes has no known rate (a bolus there does not make it known).
@@ -26,6 +28,7 @@ from wearbench.cgmqa._series import DAY_MIN, STEP_MIN
 
 RATE_UNIT = "U/h"  #: the unit of a basal-rate event
 MU_PER_MIN_PER_U_PER_H = 1000.0 / 60.0  #: 1 U/h in mU/min
+MAX_HOLD_MIN = DAY_MIN  #: longest a logged rate is taken to hold without a further rate event, min
 
 
 def pump_insulin(events: pd.DataFrame, minute: np.ndarray, n: int) -> np.ndarray | None:
@@ -52,7 +55,7 @@ def pump_insulin(events: pd.DataFrame, minute: np.ndarray, n: int) -> np.ndarray
     rate = value[is_rate] * MU_PER_MIN_PER_U_PER_H
     last = np.r_[at[1:] != at[:-1], True]  # the later row wins at the same minute
     at, rate = at[last], rate[last]
-    ends = np.r_[at[1:], (at[-1] // DAY_MIN + 1) * DAY_MIN]
+    ends = np.minimum(np.r_[at[1:], (at[-1] // DAY_MIN + 1) * DAY_MIN], at + MAX_HOLD_MIN)
     per_minute = np.full(total, np.nan)
     for a, b, r in zip(np.clip(at, 0, total), np.clip(ends, 0, total), rate, strict=True):
         per_minute[a:b] = r
