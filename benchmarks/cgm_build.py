@@ -8,12 +8,13 @@ seconds (``time.perf_counter`` / ``time.process_time``), the item counts per fam
 drop counts, and the artifact's size. With ``--real`` it also imports T1D-UOM and ShanghaiT1DM from
 the shared data folder on the 5-minute grid and builds and verifies each (seed sampling).
 
-Every registered template is built: the numbers include the prediction (PD) templates and their
-counterfactual re-simulations only when PD templates are registered (the script prints how many
-templates of each family it found).
+Every registered template is built (the script prints how many of each family it found). The
+build and verify times INCLUDE the re-simulation of the run and the counterfactuals of the PD
+templates (both are redone by every build and every verification); the last timed build's notes
+give the time of each of those two steps.
 
-Run: ``python benchmarks/cgm_build.py [--real]`` (about 30 s with the simulation on a 2-core
-machine; the simulation alone takes about 15 s).
+Run: ``python benchmarks/cgm_build.py [--real] [--repeat N]`` (about 4 min with ``--repeat 3`` on
+a shared 2-core machine).
 """
 
 from __future__ import annotations
@@ -64,21 +65,47 @@ def make_run(run: Path) -> None:
     )
 
 
+class Notes:
+    """Collects the builder's notes (re-simulation, counterfactuals) with the seconds since the start."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.start = time.perf_counter()
+
+    def reset(self) -> None:
+        """Forget the notes of the previous build."""
+        self.lines, self.start = [], time.perf_counter()
+
+    def __call__(self, text: str) -> None:
+        self.lines.append(f"{time.perf_counter() - self.start:6.2f} s  {text}")
+
+
 def bench(data: Path, out: Path, sampling: str, seed: int, repeat: int) -> None:
     """Build and verify one benchmark; print its times and counts."""
     from wearbench.cgmqa import build_cgm_benchmark, verify_cgm_benchmark
 
-    wall, cpu, result = timed(lambda: build_cgm_benchmark(data, out, seed=seed, sampling=sampling), repeat)
+    notes = Notes()
+
+    def build() -> Any:
+        notes.reset()
+        return build_cgm_benchmark(data, out, seed=seed, sampling=sampling, note=notes)
+
+    wall, cpu, result = timed(build, repeat)
     s = result.stats
     print(f"\n{data.name} {sampling}: {result.n_items} items from {s['n_patients']} patients, ", end="")
     print(f"{size_mb(out):.1f} MB")
     print(f"  build: {wall:.2f} s wall, {cpu:.2f} s CPU (median of {repeat})")
+    for line in notes.lines:
+        print(f"    {line}")
     for fam, levels in s["by_family_level"].items():
         print(
             f"  {fam}: {sum(levels.values())} = "
             + (", ".join(f"{lv} {n}" for lv, n in levels.items()) or "-")
         )
     print(f"  dropped: {s['drop_reasons'] or 'none'}; templates with 0 items: {s['zero_items'] or 'none'}")
+    print(f"  templates with items: {len(s['by_template'])}")
+    for tid, reasons in s["drops"].items():
+        print(f"    {tid}: " + ", ".join(f"{r} {n}" for r, n in reasons.items()))
     wall, cpu, report = timed(lambda: verify_cgm_benchmark(out), repeat)
     print(
         f"  verify: {report.n_verified}/{report.n_items} ok={report.ok}, {wall:.2f} s wall, {cpu:.2f} s CPU"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wearbench._catalogue import RegistryChoice
-from wearbench._cli_util import _progress_bar
+from wearbench._cli_util import _progress_bar, note_line
 from wearbench._errors import WearbenchError
 
 if TYPE_CHECKING:
@@ -335,8 +335,9 @@ def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: 
     parse_families(families, read_data_source(data).kind)  # a bad folder or family fails before any work
     with _progress_bar("asking patients", not quiet, then="writing the benchmark") as progress:
         result = build_cgm_benchmark(
-            data, out, seed=seed, families=families, sampling=sampling, progress=progress
-        )
+            data, out, seed=seed, families=families, sampling=sampling, progress=progress,
+            note=None if quiet else note_line,
+        )  # fmt: skip
     s = result.stats
     by_family = ", ".join(f"{f} {n}" for f, n in s["by_family"].items())
     click.echo(f"wrote {result.n_items} items ({by_family}) from {s['n_patients']} patients to {out}")

@@ -91,6 +91,12 @@ class LineProgress:
             self._print(now, f"{self._then}…")
 
 
+def note_line(text: str) -> None:
+    """Print one timestamped line about a slow step on stderr (above a rich bar, if one is shown)."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    print(f"{stamp} {text}", file=sys.stderr, flush=True)
+
+
 @contextmanager
 def _progress_bar(
     label: str, enabled: bool, stages: Sequence[str] | None = None, then: str | None = None

@@ -16,7 +16,7 @@ from wearbench._catalogue import RegistryChoice, render_catalogue
 from wearbench._cli_cgm import cgm_group
 from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
 from wearbench._cli_import import import_cmd
-from wearbench._cli_util import _progress_bar
+from wearbench._cli_util import _progress_bar, note_line
 from wearbench._errors import WearbenchError
 from wearbench._registry import KINDS
 from wearbench._version import __version__
@@ -223,7 +223,7 @@ def _verify_cgm(bench: Path, quiet: bool) -> None:
     from wearbench.cgmqa import verify_cgm_benchmark
 
     with _progress_bar("recomputing answers", not quiet) as progress:
-        report = verify_cgm_benchmark(bench, progress=progress)
+        report = verify_cgm_benchmark(bench, progress=progress, note=None if quiet else note_line)
     for name, reason in report.file_failures:
         click.echo(f"FAILED file {name}: {reason}")
     for item_id, reason in report.failures:

@@ -15,7 +15,14 @@ import pytest
 pytest.importorskip("simglucose")
 
 from wearbench import WearbenchError
-from wearbench.cgmqa import LEVELS, read_cgm_items, templates, verify_cgm_benchmark
+from wearbench.cgmqa import (
+    LEVELS,
+    build_cgm_benchmark,
+    get_template,
+    read_cgm_items,
+    templates,
+    verify_cgm_benchmark,
+)
 from wearbench.cli import main
 
 PATIENTS = ("adolescent#002", "adult#003", "child#001")
@@ -91,7 +98,7 @@ def test_full_counts_every_pair_per_family_and_level(built: Path) -> None:
     assert m["kind"] == "healthloopqa"
     assert m["sampling"] == "full"
     assert m["seed"] == 5
-    for fam in ("ad", "pm"):
+    for fam in ("ad", "pm", "pd"):
         for level in LEVELS:
             ts = templates(fam, level)
             got = counts["by_family_level"][fam].get(level, 0)
@@ -122,7 +129,11 @@ def test_rebuild_is_byte_identical(built: Path) -> None:
     a, b = built / "full", built / "full2"
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    assert len(files) == 3 + 2 * 3  # items, manifest, datasheet; 2 context files per patient
+    windows = {i["context"]["readings"] for i in read_cgm_items(a)}
+    # items, manifest, datasheet; 2 context files per window: one whole window per patient, and
+    # one per "now" of the prediction items
+    assert len([w for w in windows if "_until" not in w]) == 3
+    assert len(files) == 3 + 2 * len(windows)
     for f in files:
         assert (a / f).read_bytes() == (b / f).read_bytes(), f
 
@@ -179,3 +190,66 @@ def test_cli_bad_input_is_one_line(built: Path, tmp_path: Path, capsys: pytest.C
         assert err.count("\n") == 1
         assert message in err
     assert not (tmp_path / "out").exists()
+
+
+def test_pd_items_come_from_the_rerun_and_the_manifest_says_so(built: Path) -> None:
+    m = _manifest(built / "full")
+    items = read_cgm_items(built / "full")
+    whatif = {t.id for t in templates("pd") if "counterfactual" in t.needs}
+    assert len(whatif) == 12
+    got = {i["template"] for i in items if i["template"] in whatif}
+    assert got  # answered from the re-simulation, not dropped as "needs a counterfactual"
+    assert all("needs a counterfactual re-simulation" not in d for d in m["drops"].values())
+    cf = m["counterfactuals"]
+    assert cf["engine"] in ("numpy", "numba")
+    assert cf["wearbench_version"] == m["wearbench_version"]
+    assert cf["checkpoint_every_min"] == 60
+    assert cf["items"] == sum(1 for i in items if i["template"] in whatif)
+
+
+def test_pd_contexts_end_at_now(built: Path) -> None:
+    """No reading after now, no insulin sample reaching past now, no event at or after now."""
+    items = [i for i in read_cgm_items(built / "full") if i["family"] == "pd"]
+    assert items
+    for item in items:
+        ctx = item["context"]
+        now = get_template(item["template"]).context_end(item["params"])
+        assert now is not None
+        assert ctx["until_minute"] == now
+        rows = (built / "full" / ctx["readings"]).read_text(encoding="utf-8").splitlines()
+        header, body = rows[0].split(","), [r.split(",") for r in rows[1:]]
+        minutes = [int(r[0]) for r in body]
+        assert minutes == list(range(0, now + 1, 5))  # every point up to now, nothing later
+        assert header[-1] == "insulin_mu_per_min"  # the simulator writes insulin per sample
+        # a sample is the mean over [t, t + 5): the one at now reaches past it and is left empty
+        assert [r[4] == "" for r in body] == [m + 5 > now for m in minutes]
+        events = (built / "full" / ctx["events"]).read_text(encoding="utf-8").splitlines()[1:]
+        assert all(float(e.split(",")[0]) < now for e in events)
+    whole = [i for i in read_cgm_items(built / "full") if i["family"] != "pd"]
+    assert all("until_minute" not in i["context"] for i in whole)
+
+
+def test_verify_recomputes_counterfactual_answers(built: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    shutil.copytree(built / "full", bad)
+    lines = (bad / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    k = next(n for n, line in enumerate(lines) if json.loads(line)["template"] == "pd_19")
+    item = json.loads(lines[k])
+    item["answer"] = item["answer"] + 1.0
+    lines[k] = json.dumps(item)
+    (bad / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = verify_cgm_benchmark(bad)
+    assert [i for i, _ in report.failures] == [item["id"]]
+
+
+def test_a_folder_that_cannot_rerun_fails_with_a_hint(built: Path, tmp_path: Path) -> None:
+    data = tmp_path / "run"
+    shutil.copytree(built / "run", data)
+    manifest = json.loads((data / "manifest.json").read_text(encoding="utf-8"))
+    manifest["params"]["seed"] = 8  # another run than the readings: the re-run differs
+    (data / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(WearbenchError, match=r"cannot be re-simulated: .*Hint: .*--families ad,pm"):
+        build_cgm_benchmark(data, tmp_path / "b", families="pd")
+    assert not (tmp_path / "b").exists()
+    # without the counterfactual templates nothing is re-simulated
+    main(["cgm", "build", "--data", str(data), "--out", str(tmp_path / "b"), "--families", "pm", "-q"])

@@ -145,6 +145,32 @@ def test_context_files_hold_the_grid_and_the_events_in_time_order() -> None:
     assert files["contexts/s_d2-2.events.csv"].decode().splitlines()[1] == "481,1,08:01,meal,breakfast,45,g,"
 
 
+def test_a_prediction_context_ends_at_now() -> None:
+    """Readings at t <= now; insulin samples [t, t + 5) that end by now; events before now."""
+    rec = PatientRecord(
+        "s",
+        START,
+        np.full(288, 100.0),
+        insulin=np.full(288, 12.5),
+        meals=(Meal(11.0, 20.0, "breakfast"), Meal(12.0, 30.0, "breakfast")),
+        exercise=(Exercise(13.0, 30.0, "running", 7.5),),
+    )
+    files = context_files(rec, Window("s", 1, 1, until=12), "contexts")
+    assert sorted(files) == ["contexts/s_d1-1_until12.events.csv", "contexts/s_d1-1_until12.readings.csv"]
+    assert files["contexts/s_d1-1_until12.readings.csv"].decode().splitlines() == [
+        "minute,day,time,glucose_mgdl,insulin_mu_per_min",
+        "0,1,00:00,100,12.5",
+        "5,1,00:05,100,12.5",
+        "10,1,00:10,100,",  # its sample runs to 00:15, past now (00:12)
+    ]
+    assert files["contexts/s_d1-1_until12.events.csv"].decode().splitlines() == [
+        "minute,day,time,kind,type,amount,unit,duration_min",
+        "11,1,00:11,meal,breakfast,20,g,",  # the meal at now (12) and the run after it are not shown
+    ]
+    on_grid = context_files(rec, Window("s", 1, 1, until=10), "c")["c/s_d1-1_until10.readings.csv"]
+    assert on_grid.decode().splitlines()[-1] == "10,1,00:10,100,"
+
+
 @pytest.fixture(scope="module")
 def hand_bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("hand")

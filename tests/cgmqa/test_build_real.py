@@ -19,6 +19,7 @@ from wearbench.cgmqa import (
     read_cgm_items,
     read_records,
     record_window,
+    templates,
     verify_cgm_benchmark,
 )
 
@@ -37,19 +38,33 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return tmp / "data", tmp / "bench"
 
 
-def test_real_build_has_pm_only_and_draws_the_seed_counts(real: tuple[Path, Path]) -> None:
+def test_real_build_has_pm_and_recorded_future_pd_and_draws_the_seed_counts(
+    real: tuple[Path, Path],
+) -> None:
     data, bench = real
     m = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
     assert m["data"]["kind"] == "real"
     assert m["families"] == ["pm", "pd"]
-    assert {i["family"] for i in read_cgm_items(bench)} == {"pm"}
-    n = len(read_records(data))
-    assert n == 13
+    items = read_cgm_items(bench)
+    assert {i["family"] for i in items} == {"pm", "pd"}
+    # real data cannot be re-simulated: only the recorded-future PD templates are asked
+    whatif = {t.id for t in templates("pd") if "counterfactual" in t.needs}
+    assert not {i["template"] for i in items} & whatif
+    assert all(set(m["drops"][t]) == {"needs a counterfactual re-simulation"} for t in whatif)
+    assert "counterfactuals" not in m
+    assert len(read_records(data)) == 13
     assert len(m["draws"]["pm/descriptive"]["chosen"]) == 8
     assert len(m["draws"]["pm/memory"]["chosen"]) == 9
-    # no exercise and no insulin per point in T1D-UOM: those templates are dropped with the reason
+    # no exercise in T1D-UOM: those templates are dropped with the reason
     assert set(m["drops"]["pm_28"]) == {"needs exercise"}
-    assert set(m["drops"]["pm_41"]) == {"needs insulin per sample"}
+    # insulin per sample exists for the pump users only (basal rates in U/h, cgmqa/_pump.py)
+    records = read_records(data)
+    pumps = sorted(r.subject for r in records if r.insulin is not None)
+    assert pumps == ["2301", "2304", "2307", "2308", "2309", "2310"]
+    assert m["counts"]["by_template"]["pd_2"] > 0
+    assert m["drops"]["pm_41"]["needs insulin per sample"] == len(
+        set(m["draws"]["pm/descriptive"]["chosen"]) - set(pumps)
+    )
     sheet = (bench / "datasheet.md").read_text(encoding="utf-8")
     assert "- AD left out: real data has no fault labels." in sheet
     assert "| 472 |" in sheet

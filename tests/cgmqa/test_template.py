@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,7 @@ def test_template_fields_are_checked(fields: dict[str, Any], message: str) -> No
         ("pm_18", "equal in both", "evening"),
         ("pm_15", [1, 3], [3, 1]),
         ("pm_25", [[1, 80.0]], [[1.5, 80.0]]),
+        ("ad_3", [{"start": 0, "end": 5}], []),  # an interval answer is never empty
     ],
 )
 def test_answers_are_checked_against_the_answer_type(tid: str, good: Any, bad: Any) -> None:
@@ -140,3 +142,18 @@ def test_params_are_drawn_among_candidates_with_an_answer() -> None:
     assert get_template("pm_24").draw(e, np.random.default_rng(0)) is None  # no meals table
     t = get_template("pm_21")
     assert t.text({"week": 1, "day": 2}).endswith("after lunch on week 1 day 2?")
+
+
+def test_list_instructions_offer_an_empty_answer_only_where_it_can_be_the_truth() -> None:
+    """Day lists say "[] if none" (they answer [] then); interval templates decline instead."""
+    lists = [t for f in ("ad", "pm", "pd") for t in templates(f) if t.answer_type.endswith("list")]
+    intervals = [t for f in ("ad", "pm", "pd") for t in templates(f) if t.answer_type == "intervals"]
+    assert len(intervals) == 50
+    assert all("[] if none" in t.answer_instruction() for t in lists)
+    assert all("[]" not in t.answer_instruction() for t in intervals)
+    full = PatientRecord("s", datetime(2024, 1, 1), np.full(288, 100.0))
+    assert get_template("ad_3").answer(full, {}) is None  # no missing reading: dropped, not []
+    gap = full.bg.copy()
+    gap[12:14] = np.nan
+    one = PatientRecord("s", datetime(2024, 1, 1), gap)
+    assert get_template("ad_3").answer(one, {}) == [{"start": 60, "end": 65}]

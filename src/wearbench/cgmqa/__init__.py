@@ -16,7 +16,7 @@ from wearbench.cgmqa._build import (
 )
 from wearbench.cgmqa._context import WINDOW_DAYS, Window, record_window
 from wearbench.cgmqa._read import read_records
-from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._record import HYPO_TREATMENT, MEAL_TYPES, Bolus, Exercise, Meal, PatientRecord
 from wearbench.cgmqa._rerun import Rerun, Trace, rerun_folder
 from wearbench.cgmqa._sample import SAMPLINGS, SEED_PATIENTS, LevelDraw, draw_patients
 from wearbench.cgmqa._series import (
@@ -61,8 +61,10 @@ __all__ = [
     "FAMILIES",
     "HYPER_MGDL",
     "HYPO_MGDL",
+    "HYPO_TREATMENT",
     "KIND",
     "LEVELS",
+    "MEAL_TYPES",
     "METRICS",
     "NEEDS",
     "POINTS_PER_DAY",

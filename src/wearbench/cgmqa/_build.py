@@ -6,11 +6,19 @@ patients its level draws (:mod:`wearbench.cgmqa._sample`), on each patient's ben
 (:mod:`wearbench.cgmqa._context`). A (template, patient) pair without an answer is dropped and
 counted with its reason: the record lacks what the template needs (``needs exercise``, ``needs
 fault labels``, …) or the truth function found no answer (``no answer on this record``).
+
+When a chosen template needs a counterfactual (the PD "what if" ones) and the folder is simulated,
+the folder is re-simulated from its manifest (``read_records(folder, rerun=True)``, checked bit
+for bit) and every counterfactual the drawn patients will be asked about runs first, in shared
+batches (:func:`~wearbench.cgmqa.pd.prefetch_counterfactuals`); the manifest records it under
+``counterfactuals``. A prediction item is shown only the past: its context ends at "now"
+(:meth:`Template.context_end`, :class:`~wearbench.cgmqa._context.Window`'s ``until``).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,8 +49,10 @@ from wearbench.cgmqa._context import (
 )
 from wearbench.cgmqa._read import READINGS, read_records
 from wearbench.cgmqa._record import PatientRecord
+from wearbench.cgmqa._rerun import CHECKPOINT_EVERY
 from wearbench.cgmqa._sample import LevelDraw, check_sampling, draw_patients, item_rng
 from wearbench.cgmqa._template import FAMILIES, LEVELS, Template, templates
+from wearbench.cgmqa.pd import prefetch_counterfactuals
 
 #: How a drop reason names a missing need.
 NEED_WORDS: dict[str, str] = {
@@ -56,6 +66,9 @@ NEED_WORDS: dict[str, str] = {
 NO_ANSWER = "no answer on this record"
 #: Families left out of a benchmark on real data, and why.
 REAL_LEFT_OUT: dict[str, str] = {"ad": "real data has no fault labels"}
+#: What the manifest's ``counterfactuals`` entry says the answers came from.
+RERUN_SOURCE = "re-simulation of the data folder from its manifest (wearbench.cgmqa.rerun_folder)"
+Note = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -153,7 +166,7 @@ def _item(t: Template, window: Window, params: Mapping[str, Any], answer: Any) -
         "question": t.text(params),
         "instruction": t.answer_instruction(),
         "answer": answer,
-        "context": context_ref(window, CONTEXTS, dict(params)),
+        "context": context_ref(window, CONTEXTS),
     }
 
 
@@ -211,6 +224,7 @@ def _ask(plan: _Plan, t: Template, record: PatientRecord, base: Window, seed: in
         plan.drops[t.id][why or NO_ANSWER] += 1
         return
     params, answer = found
+    window = window.ending(t.context_end(params))
     plan.items.append(_item(t, window, params, json.loads(json.dumps(answer))))
     plan.windows[window.key] = window
 
@@ -274,6 +288,7 @@ def build_cgm_benchmark(
     families: Sequence[str] | str | None = None,
     sampling: str = "seed",
     progress: Callable[[int, int], None] | None = None,
+    note: Note | None = None,
 ) -> CGMBuildResult:
     """Build a HealthLoopQA benchmark from a simulated or imported CGM folder.
 
@@ -287,21 +302,32 @@ def build_cgm_benchmark(
             always left out on real data, which has no fault labels).
         sampling: ``seed`` (the seed's per-level patient counts) or ``full`` (every patient).
         progress: Optional ``(patients_done, patients_total)`` callback.
+        note: Optional callback given one line when a slow step starts and ends (the
+            re-simulation, about 8 s for 20 patients x 30 days; the counterfactuals).
 
     Raises:
         WearbenchError: Not a CGM folder, an unknown family or sampling, a foreign ``out`` folder,
-            or no item at all (with the drop reasons); nothing is written then.
+            a simulated folder that cannot be re-simulated while a chosen template needs it (with a
+            hint), or no item at all (with the drop reasons); nothing is written then.
     """
     check_target(Path(out), "benchmark", MANIFEST)
     source = read_data_source(data)
     fams, left_out = parse_families(families, source.kind)
     left_out |= {f: "no template of this family is registered" for f in fams if not templates(f)}
     check_sampling(sampling)
-    records = {r.subject: r for r in read_records(source.path)}
+    rerun = source.kind == "simulated" and any(
+        "counterfactual" in t.needs for f in fams for t in templates(f)
+    )
+    records = {r.subject: r for r in read_with_rerun(source.path, rerun, note)}
     bases = {s: record_window(r) for s, r in records.items()}
     _check_keys(bases.values())
     cut = {s: bases[s].cut(r) for s, r in records.items()}
-    plan = _plan(cut, bases, _draws(cut, fams, sampling, seed), seed, progress)
+    draws = _draws(cut, fams, sampling, seed)
+    if rerun:
+        asked = {k: ([cut[s] for s in d.chosen], [t.id for t in templates(d.family, d.level)])
+                 for k, d in draws.items()}  # fmt: skip
+        prefetch_with_notes(list(asked.values()), note)
+    plan = _plan(cut, bases, draws, seed, progress)
     stats = _stats(plan, fams, bases, records, left_out)
     if not plan.items:
         why = "; ".join(f"{r} ({n})" for r, n in stats["drop_reasons"].items()) or "no family to build"
@@ -315,10 +341,63 @@ def build_cgm_benchmark(
     for w in sorted(plan.windows.values(), key=lambda w: w.key):
         contexts.update(context_files(records[w.subject], w, CONTEXTS))
     manifest = _manifest(source, fams, seed, sampling, stats)
+    if rerun:
+        manifest["counterfactuals"] = counterfactual_entry(records.values(), plan.items)
     write_cgm_artifact(
         Path(out), plan.items, contexts, manifest, render_cgm_datasheet(stats, manifest, LEVELS)
     )
     return CGMBuildResult(Path(out), len(plan.items), stats, manifest)
+
+
+def read_with_rerun(folder: Path, rerun: bool, note: Note | None) -> list[PatientRecord]:
+    """:func:`read_records` of a folder, re-simulated when ``rerun`` (with notes and a hint).
+
+    Raises:
+        WearbenchError: From :func:`read_records`; a folder that cannot be re-simulated gets a
+            hint on how to build or verify without the counterfactual templates.
+    """
+    if not rerun:
+        return read_records(folder)
+    if note:
+        note(f"re-simulating {folder} for the counterfactual templates")
+    start = time.perf_counter()
+    try:
+        records = read_records(folder, rerun=True)
+    except WearbenchError as e:
+        raise WearbenchError(
+            f"{e}. Hint: simulate the folder again with this wearbench version (the same `wearbench "
+            "cgm simulate --profile …` options), or build without the counterfactual templates "
+            "(--families ad,pm)"
+        ) from e
+    if note:
+        note(f"re-simulated {len(records)} patient(s) in {time.perf_counter() - start:.1f} s")
+    return records
+
+
+def prefetch_with_notes(asked: Sequence[tuple[list[PatientRecord], list[str]]], note: Note | None) -> None:
+    """Run the counterfactuals of ``(records, template ids)`` pairs in shared batches, with notes."""
+    start = time.perf_counter()
+    if note:
+        note("running the counterfactual re-simulations the templates ask for")
+    for records, ids in asked:
+        prefetch_counterfactuals(records, ids)
+    if note:
+        note(f"ran the counterfactuals in {time.perf_counter() - start:.1f} s")
+
+
+def counterfactual_entry(
+    records: Iterable[PatientRecord], items: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The manifest's ``counterfactuals``: where those answers came from, and how many items have them."""
+    engines = sorted({r.rerun.engine for r in records if r.rerun is not None})
+    needing = {t.id for t in templates() if "counterfactual" in t.needs}
+    return {
+        "source": RERUN_SOURCE,
+        "engine": ",".join(engines),
+        "wearbench_version": __version__,
+        "checkpoint_every_min": CHECKPOINT_EVERY,
+        "items": sum(1 for i in items if i["template"] in needing),
+    }
 
 
 def _check_keys(windows: Iterable[Window]) -> None:

@@ -12,9 +12,16 @@ a missing reading as an empty cell):
 - ``<key>.readings.csv``: ``minute,day,time,glucose_mgdl[,insulin_mu_per_min]``, one row per
   5-minute point (``insulin_mu_per_min`` only when the record has insulin per point);
 - ``<key>.events.csv``: ``minute,day,time,kind,type,amount,unit,duration_min``, one row per meal
-  (``amount`` carbohydrate, g), bolus (insulin, U) and exercise session (speed, km/h, for running;
+  (``amount`` carbohydrate, g), carbs eaten to treat a low (``kind`` ``treatment``, ``type``
+  ``hypo_treatment``, g; not a meal), bolus (insulin, U) and exercise session (speed, km/h, for running;
   power, W, for cycling; ``duration_min``), in time order, meals before boluses before sessions at
   the same minute.
+
+A prediction item is shown only the past: its window carries ``until``, the minute "now" from
+the window's start (:meth:`Template.context_end`), and its files (``<key>_until<minute>``) hold
+the readings at times ``t <= now``, the insulin samples that end by now (a sample at ``t`` is the
+mean rate over ``[t, t + 5)``, so the one at ``t = now`` is left empty) and the events that start
+before now. Nothing later is written.
 
 Fault and hazard labels are never shown: they are what the AD templates ask about.
 """
@@ -23,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,11 +52,15 @@ class Window:
         subject: Subject id.
         first_day: First day, 1-based.
         days: Whole days.
+        until: Where the context shown ends ("now" of a prediction item), minutes from the
+            window's start; None: the whole window is shown. The truth is computed on the whole
+            window either way.
     """
 
     subject: str
     first_day: int
     days: int
+    until: int | None = None
 
     @property
     def last_day(self) -> int:
@@ -60,7 +71,12 @@ class Window:
     def key(self) -> str:
         """File stem of the window's context: the subject made file-safe, then the days."""
         safe = re.sub(r"[^A-Za-z0-9_.-]", "_", self.subject)
-        return f"{safe}_d{self.first_day}-{self.last_day}"
+        stem = f"{safe}_d{self.first_day}-{self.last_day}"
+        return stem if self.until is None else f"{stem}_until{self.until}"
+
+    def ending(self, until: int | None) -> Window:
+        """This window with its context ending at minute ``until`` (None: the whole window)."""
+        return replace(self, until=until)
 
     def cut(self, record: PatientRecord) -> PatientRecord:
         """``record`` (the whole one of the data folder) cut to this window, renumbered from day 1."""
@@ -101,21 +117,28 @@ def _clock(minute: float) -> tuple[int, str]:
     return m // DAY_MIN + 1, f"{m % DAY_MIN // 60:02d}:{m % 60:02d}"
 
 
-def readings_csv(record: PatientRecord) -> bytes:
-    """The readings file of a (cut) record."""
+def readings_csv(record: PatientRecord, until: int | None = None) -> bytes:
+    """The readings file of a (cut) record, up to minute ``until`` if given (module docstring)."""
     header = "minute,day,time,glucose_mgdl" + (",insulin_mu_per_min" if record.insulin is not None else "")
     lines = [header]
-    bg = record.bg.tolist()
-    ins = None if record.insulin is None else record.insulin.tolist()
+    n = len(record.bg) if until is None else min(len(record.bg), until // STEP_MIN + 1)
+    bg = record.bg[:n].tolist()
+    ins = None if record.insulin is None else record.insulin[:n].tolist()
     for i, value in enumerate(bg):
         day, clock = _clock(i * STEP_MIN)
         row = f"{i * STEP_MIN},{day},{clock},{_num(value)}"
-        lines.append(row if ins is None else f"{row},{_num(ins[i])}")
+        if ins is not None:
+            shown = until is None or (i + 1) * STEP_MIN <= until
+            row = f"{row},{_num(ins[i]) if shown else ''}"
+        lines.append(row)
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def _event_rows(record: PatientRecord) -> list[tuple[float, int, list[str]]]:
-    rows = [(m.minute, 0, ["meal", m.meal_type, _num(m.carbs), "g", ""]) for m in record.meals or ()]
+    rows = [
+        (m.minute, 0, ["meal" if m.is_meal else "treatment", m.meal_type, _num(m.carbs), "g", ""])
+        for m in record.meals or ()
+    ]
     rows += [(b.minute, 1, ["bolus", b.insulin_type, _num(b.dosage), "U", ""]) for b in record.boluses or ()]
     for s in record.exercise or ():
         unit = _UNITS.get(s.exercise_type, "")
@@ -130,10 +153,12 @@ def _cell(text: str) -> str:
     return text
 
 
-def events_csv(record: PatientRecord) -> bytes:
-    """The events file of a (cut) record."""
+def events_csv(record: PatientRecord, until: int | None = None) -> bytes:
+    """The events file of a (cut) record: the events starting before minute ``until`` if given."""
     lines = ["minute,day,time,kind,type,amount,unit,duration_min"]
     for minute, _, cells in _event_rows(record):
+        if until is not None and minute >= until:
+            break
         day, clock = _clock(minute)
         lines.append(",".join([_num(minute), str(day), clock, *(_cell(c) for c in cells)]))
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -149,16 +174,16 @@ def context_files(record: PatientRecord, window: Window, folder: str) -> dict[st
     """
     cut = window.cut(record)
     return {
-        f"{folder}/{window.key}.readings.csv": readings_csv(cut),
-        f"{folder}/{window.key}.events.csv": events_csv(cut),
+        f"{folder}/{window.key}.readings.csv": readings_csv(cut, window.until),
+        f"{folder}/{window.key}.events.csv": events_csv(cut, window.until),
     }
 
 
-def context_ref(window: Window, folder: str, params: dict[str, Any]) -> dict[str, Any]:
+def context_ref(window: Window, folder: str) -> dict[str, Any]:
     """An item's ``context``: its files and the window shown.
 
-    A prediction item (its params hold ``now``, minutes from the window's start) is shown only the
-    readings and events before ``now``: the reference then carries ``until_minute``.
+    A prediction item's window ends at "now": the reference then carries ``until_minute`` (minutes
+    from the window's start), and its files hold nothing later.
     """
     ref: dict[str, Any] = {
         "readings": f"{folder}/{window.key}.readings.csv",
@@ -166,6 +191,6 @@ def context_ref(window: Window, folder: str, params: dict[str, Any]) -> dict[str
         "first_day": window.first_day,
         "days": window.days,
     }
-    if "now" in params:
-        ref["until_minute"] = params["now"]
+    if window.until is not None:
+        ref["until_minute"] = window.until
     return ref

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench.cgmqa._pump import pump_insulin
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
 from wearbench.cgmqa._rerun import rerun_folder
 from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, STEP_MIN
@@ -49,7 +50,9 @@ def read_records(folder: str | Path, *, rerun: bool = False) -> list[PatientReco
 
     Returns:
         One record per subject. Meals are the ``carbs`` events above 0 g; a table is None when the
-        folder has no event of that kind at all.
+        folder has no event of that kind at all. Without ``insulin.parquet``, a subject whose events
+        hold basal rates (U/h) gets its insulin per sample from them and its boluses
+        (:func:`~wearbench.cgmqa._pump.pump_insulin`).
 
     Raises:
         WearbenchError: Naming the file, subject and column, if a file lacks a column, a time is
@@ -110,6 +113,8 @@ def _records(
             )
         ev = by[EVENTS].get(s, _empty_events())
         minute = (ev["time"] - start).dt.total_seconds().to_numpy() / 60.0
+        if ins is None:  # imported pump data: from its basal rates and boluses (``_pump``)
+            ins = pump_insulin(ev, minute, n)
         keep = (minute >= 0) & (minute < n * STEP_MIN)
         ev, minute = ev[keep], minute[keep]
         records.append(

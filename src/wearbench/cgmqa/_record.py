@@ -20,20 +20,32 @@ from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, days_points
 
 T = TypeVar("T", "Meal", "Bolus", "Exercise")
 
+#: The meal types the meal templates ask about (the simulator's, and the reader's clock rule).
+MEAL_TYPES = ("breakfast", "morning_snack", "lunch", "afternoon_snack", "dinner")
+#: ``meal_type`` of carbohydrate eaten to treat a low (the simulator's rescue carbs, ``kind="carbs"``
+#: events): recorded and shown, but never a meal.
+HYPO_TREATMENT = "hypo_treatment"
+
 
 @dataclass(frozen=True)
 class Meal:
-    """A carbohydrate intake.
+    """A carbohydrate intake: a meal, or carbs eaten to treat a low.
 
     Attributes:
         minute: Minutes from day 1 00:00.
         carbs: Carbohydrate, g.
-        meal_type: ``breakfast``, ``morning_snack``, ``lunch``, ``afternoon_snack`` or ``dinner``.
+        meal_type: ``breakfast``, ``morning_snack``, ``lunch``, ``afternoon_snack`` or ``dinner``
+            (:data:`MEAL_TYPES`), or ``hypo_treatment`` (:data:`HYPO_TREATMENT`: not a meal).
     """
 
     minute: float
     carbs: float
     meal_type: str
+
+    @property
+    def is_meal(self) -> bool:
+        """False for a hypo treatment: the meal templates never count it."""
+        return self.meal_type != HYPO_TREATMENT
 
 
 @dataclass(frozen=True)
@@ -83,7 +95,8 @@ class PatientRecord:
         bg: Displayed CGM, mg/dL (NaN where missing; 0 during a ``zero_reading`` fault).
         fault: Fault label per point (``""`` when none), or None for real data.
         hazard: Hazard label per point (``hypoglycemia``, ``hyperglycemia`` or ``""``), or None.
-        meals: Carbohydrate intakes in time order, or None when the source records none.
+        meals: Carbohydrate intakes in time order (hypo treatments included; :meth:`meals_of`
+            leaves them out), or None when the source records none.
         boluses: Boluses in time order, or None.
         insulin: Insulin shown by the pump per point (mean rate over the 5 minutes, mU/min), or None.
         exercise: Exercise sessions in time order, or None.
@@ -124,8 +137,20 @@ class PatientRecord:
         return self.days * DAY_MIN
 
     def meals_of(self, day: int, meal_type: str | None = None) -> list[Meal]:
-        """The meals of day ``day`` (1-based), of one type if given, in time order."""
-        return [m for m in self.meals or () if _on_day(m.minute, day) and meal_type in (None, m.meal_type)]
+        """The meals of day ``day`` (1-based), of one type if given, in time order.
+
+        A hypo treatment is never a meal: it is left out whatever ``meal_type`` says
+        (:meth:`treatments_of` lists them).
+        """
+        return [
+            m
+            for m in self.meals or ()
+            if m.is_meal and _on_day(m.minute, day) and meal_type in (None, m.meal_type)
+        ]
+
+    def treatments_of(self, day: int) -> list[Meal]:
+        """The carbs eaten to treat a low on day ``day`` (1-based), in time order."""
+        return [m for m in self.meals or () if not m.is_meal and _on_day(m.minute, day)]
 
     def sessions_of(self, day: int, exercise_type: str | None = None) -> list[Exercise]:
         """The exercise sessions starting on day ``day`` (1-based), of one type if given."""

@@ -132,6 +132,11 @@ class Rerun:
         """Minutes in the run."""
         return self._shared.run.minutes
 
+    @property
+    def engine(self) -> str:
+        """The simulator engine of the re-run (``numpy`` or ``numba``)."""
+        return self._shared.run.engine
+
     def fits(self, at: int, horizon: int) -> bool:
         """Whether a counterfactual from ``at`` for ``horizon`` minutes lies inside the run."""
         return at >= 0 and at + horizon < self.minutes

@@ -69,8 +69,10 @@ _FORMATS: dict[str, str] = {
     '{{"answer": [2, 15]}}; [] if none.',
     "day_value_list": 'Reply with JSON only: {{"answer": [[<day>, <value{unit}>], ...]}}, e.g. '
     '{{"answer": [[3, 54.2]]}}; [] if none.',
+    # an interval answer is never empty (a record without such an interval has no answer, so the
+    # item is dropped): the instruction does not offer [] (docs/cgm-templates.md, "Empty answers")
     "intervals": 'Reply with JSON only: {{"answer": [{{"start": <minute>, "end": <minute>}}, ...]}}, minutes '
-    "from the start of the record (day 1 00:00 is minute 0), both ends included; [] if none.",
+    "from the start of the record (day 1 00:00 is minute 0), both ends included.",
 }
 
 
@@ -247,9 +249,14 @@ def check_answer(t: Template, value: Answer) -> None:
         ok = isinstance(value, list) and all(
             isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) for p in value
         )
-    else:
-        ok = isinstance(value, list) and all(
-            isinstance(iv, dict) and set(iv) == {"start", "end"} and iv["start"] < iv["end"] for iv in value
+    else:  # intervals: never empty (no interval means no answer, the truth returns None)
+        ok = (
+            isinstance(value, list)
+            and bool(value)
+            and all(
+                isinstance(iv, dict) and set(iv) == {"start", "end"} and iv["start"] < iv["end"]
+                for iv in value
+            )
         )
     if not ok:
         raise WearbenchError(f"cgm_template {t.id!r}: answer {value!r} is not a valid {kind} answer")

@@ -4,9 +4,11 @@ The manifest records the data folder's path and the sha256 of its ``manifest.jso
 sha256 of each of its files). Verification checks, in order: every artifact file against the
 manifest's hashes; the data folder against the recorded hashes (a changed or missing folder stops
 verification with one line, since nothing can be recomputed from it); then, per item, the
-template's spec against the one recorded at build time, the question text and the answer,
-recomputed on the item's window; and per context window, the context files, re-rendered from the
-data byte for byte.
+template's spec against the one recorded at build time, the question text, where its context ends
+("now" of a prediction item) and the answer, recomputed on the item's window; and per context
+window, the context files, re-rendered from the data byte for byte. When an item's template needs a
+counterfactual, the data folder is re-simulated and the counterfactuals re-run as at build time
+(:func:`~wearbench.cgmqa._build.read_with_rerun`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 
 from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.cgmqa._artifact import CONTEXTS, MANIFEST, file_sha256, read_cgm_items, read_cgm_manifest
+from wearbench.cgmqa._build import Note, prefetch_with_notes, read_with_rerun
 from wearbench.cgmqa._context import Window, context_files
-from wearbench.cgmqa._read import read_records
 from wearbench.cgmqa._record import PatientRecord
 from wearbench.cgmqa._template import Template, get_template
 
@@ -111,6 +113,9 @@ def _item_failure(item: Mapping[str, Any], t: Template, record: PatientRecord, s
     rec = Window(item["patient"], ctx["first_day"], ctx["days"]).cut(record)
     if t.text(item["params"]) != item["question"]:
         return "question text differs from the template's"
+    now = t.context_end(item["params"])
+    if ctx.get("until_minute") != now:
+        return f"context ends at minute {ctx.get('until_minute')!r}, the template's now is {now!r}"
     value = t.answer(rec, item["params"])
     recomputed = None if value is None else json.loads(json.dumps(value))
     if recomputed is None or not _same(recomputed, item["answer"]):
@@ -136,35 +141,60 @@ def _verify_item(
 def _check_contexts(
     bench: Path, items: list[dict[str, Any]], records: Mapping[str, PatientRecord]
 ) -> list[tuple[str, str]]:
-    windows = {(i["patient"], i["context"]["first_day"], i["context"]["days"]) for i in items}
+    windows = {
+        Window(
+            i["patient"], i["context"]["first_day"], i["context"]["days"], i["context"].get("until_minute")
+        )
+        for i in items
+    }
     out = []
-    for subject, first, days in sorted(windows):
-        if subject not in records:
+    for w in sorted(windows, key=lambda w: w.key):
+        if w.subject not in records:
             continue  # reported per item
-        for name, data in context_files(records[subject], Window(subject, first, days), CONTEXTS).items():
+        for name, data in context_files(records[w.subject], w, CONTEXTS).items():
             path = bench / name
             if not path.is_file() or path.read_bytes() != data:
                 out.append((name, "missing, or differs from the context re-rendered from the data"))
     return out
 
 
+def _reread(data: Path, items: list[dict[str, Any]], note: Note | None) -> dict[str, PatientRecord]:
+    """The data folder's records; re-simulated, with the items' counterfactuals run, when needed."""
+    needing = {t for t in {str(i["template"]) for i in items} if _needs_rerun(t)}
+    records = {r.subject: r for r in read_with_rerun(data, bool(needing), note)}
+    if needing:
+        patients = sorted({str(i["patient"]) for i in items if i["template"] in needing} & set(records))
+        prefetch_with_notes([([records[s] for s in patients], sorted(needing))], note)
+    return records
+
+
+def _needs_rerun(template_id: str) -> bool:
+    try:
+        return "counterfactual" in get_template(template_id).needs
+    except UnknownNameError:
+        return False  # reported per item
+
+
 def verify_cgm_benchmark(
-    bench: str | Path, progress: Callable[[int, int], None] | None = None
+    bench: str | Path, progress: Callable[[int, int], None] | None = None, note: Note | None = None
 ) -> CGMVerifyReport:
     """Recompute every answer and context of a HealthLoopQA benchmark from its data folder.
 
     Args:
         bench: The benchmark folder.
         progress: Optional ``(items_done, items_total)`` callback.
+        note: Optional callback given one line when a slow step (the re-simulation) starts and ends.
 
     Raises:
-        WearbenchError: Not a HealthLoopQA benchmark, or its data folder is missing or changed.
+        WearbenchError: Not a HealthLoopQA benchmark, its data folder is missing or changed, or it
+            cannot be re-simulated while an item needs a counterfactual.
     """
     root = Path(bench)
     manifest = read_cgm_manifest(root)
     file_failures = _check_files(root, manifest)
-    records = {r.subject: r for r in read_records(_check_data(manifest["data"]))}
+    data = _check_data(manifest["data"])
     items = read_cgm_items(root)
+    records = _reread(data, items, note)
     failures = []
     for n, item in enumerate(items, start=1):
         reason = _verify_item(item, records, manifest.get("templates", {}))
