@@ -16,7 +16,7 @@ from wearbench.cgmqa._build import (
 )
 from wearbench.cgmqa._context import WINDOW_DAYS, Window, record_window
 from wearbench.cgmqa._read import read_records
-from wearbench.cgmqa._record import HYPO_TREATMENT, MEAL_TYPES, Bolus, Exercise, Meal, PatientRecord
+from wearbench.cgmqa._record import MEAL_TYPES, Bolus, Exercise, Meal, PatientRecord
 from wearbench.cgmqa._rerun import Rerun, Trace, rerun_folder
 from wearbench.cgmqa._sample import SAMPLINGS, SEED_PATIENTS, LevelDraw, draw_patients
 from wearbench.cgmqa._series import (
@@ -54,6 +54,7 @@ from wearbench.cgmqa._template import (
     templates,
 )
 from wearbench.cgmqa._verify import CGMVerifyReport, verify_cgm_benchmark
+from wearbench.sim import HYPO_TREATMENT
 
 __all__ = [
     "ANSWER_TYPES",

@@ -17,6 +17,7 @@ import numpy as np
 from wearbench._errors import WearbenchError
 from wearbench.cgmqa._rerun import Rerun
 from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, days_points
+from wearbench.sim import HYPO_TREATMENT
 
 T = TypeVar("T", "Meal", "Bolus", "Exercise")
 
@@ -24,7 +25,6 @@ T = TypeVar("T", "Meal", "Bolus", "Exercise")
 MEAL_TYPES = ("breakfast", "morning_snack", "lunch", "afternoon_snack", "dinner")
 #: ``meal_type`` of carbohydrate eaten to treat a low (the simulator's rescue carbs, ``kind="carbs"``
 #: events): recorded and shown, but never a meal.
-HYPO_TREATMENT = "hypo_treatment"
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ from wearbench.sim.patient import (
 )
 from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import (
+    HYPO_TREATMENT,
     RescueCarbs,
     exercise_array,
     exercise_sessions,
@@ -84,6 +85,7 @@ from wearbench.sim.sensor import Sensor
 
 __all__ = [
     "HAZARD_LABELS",
+    "HYPO_TREATMENT",
     "BasalBolusController",
     "Controller",
     "ControllerAction",

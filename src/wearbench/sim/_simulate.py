@@ -30,8 +30,6 @@ from wearbench.sim.pump import Pump
 from wearbench.sim.scenario import RescueCarbs, check_carbs, fixed_meals, random_meals
 from wearbench.sim.sensor import Sensor
 
-__all__ = ["run_simulation", "simulate"]
-
 MINUTES_PER_DAY = 1440
 
 

@@ -46,7 +46,7 @@ from wearbench.cgm import EVENT_COLUMNS, EVENTS_FILE, READINGS_FILE, write_cgm_t
 from wearbench.sim._hazard import hazard_intervals, hazard_labels
 from wearbench.sim.faults import FaultPlan
 from wearbench.sim.patient import patient_names
-from wearbench.sim.scenario import meal_type_at
+from wearbench.sim.scenario import HYPO_TREATMENT, meal_type_at
 
 _RANGE = re.compile(r"^(adult|adolescent|child)#(\d{3})\.\.(?:(adult|adolescent|child)#)?(\d{3})$")
 
@@ -249,7 +249,6 @@ def _fault_intervals(
 
 
 #: ``meal_type`` (and ``detail``) of the carbs a simulated person ate to treat a low.
-HYPO_TREATMENT = "hypo_treatment"
 
 #: Extra ``events.parquet`` columns of the healthloopqa layout (NaN or ``""`` where they do not apply).
 PROFILE_EVENT_COLUMNS = [

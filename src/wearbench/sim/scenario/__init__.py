@@ -29,13 +29,14 @@ from wearbench.sim.scenario._meals import (
     meals_from_csv,
     random_meals,
 )
-from wearbench.sim.scenario._rescue import RescueCarbs, RescueTreatment
+from wearbench.sim.scenario._rescue import HYPO_TREATMENT, RescueCarbs, RescueTreatment
 
 __all__ = [
     "DAILY_SESSION_COLUMNS",
     "DEFAULT_MEALS",
     "DEFAULT_VO2MAX",
     "EXERCISE_KINDS",
+    "HYPO_TREATMENT",
     "MEAL_CARBS_G",
     "MEAL_COLUMNS",
     "MEAL_TYPES",

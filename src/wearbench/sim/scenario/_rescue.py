@@ -22,6 +22,9 @@ import numpy as np
 from wearbench._errors import WearbenchError
 from wearbench.sim.patient._params import FloatArray
 
+HYPO_TREATMENT = "hypo_treatment"
+"""``meal_type`` of the carbs eaten to treat a low in a simulated folder's events (not a meal)."""
+
 
 @dataclass(frozen=True)
 class RescueCarbs:
