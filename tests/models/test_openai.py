@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 
 import pytest
 
@@ -115,10 +116,14 @@ def test_twenty_concurrent_calls_share_one_client(fake_http, reply):
     server = fake_http([reply(200, completion("ok", prompt=5, done=1), delay_s=0.05)])
     model = OpenAIChat("fake-model", base_url=f"{server.root}/v1")
 
+    # The subject is one shared client, not timeouts: a generous timeout keeps a loaded CI machine
+    # (20 requests at once beside other test workers) from turning a slow answer into a retry.
+    patient = dataclasses.replace(FAST, timeout_s=10.0)
+
     async def go():
         try:
             return await asyncio.gather(
-                *(model.generate((Message("user", f"q{i}"),), FAST) for i in range(20))
+                *(model.generate((Message("user", f"q{i}"),), patient) for i in range(20))
             )
         finally:
             await model.aclose()
