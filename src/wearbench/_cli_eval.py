@@ -127,11 +127,15 @@ def eval_cmd(
             f"first: {summary.first_error}"
         )
     from wearbench.runner import RunStore
-    from wearbench.scoring import score_run
+    from wearbench.scoring import CGMRunScore, RunScore, score_cgm, score_run
 
     with RunStore(out) as store:
         rows = store.rows(summary.info.run_id)
-    score = score_run(rows, summary.items)
+    score: RunScore | CGMRunScore
+    if summary.kind == "healthloopqa":
+        score = score_cgm(summary.info, rows)
+    else:
+        score = score_run(rows, summary.items)
     retried = f", {summary.retried} errored item(s) retried" if summary.retried else ""
     click.echo(f"{summary.info.run_id}: {summary.answered} item(s) answered now{retried}")
     click.echo(score.summary_line())
@@ -148,10 +152,14 @@ def eval_cmd(
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output: a readable table or JSON.")  # fmt: skip
 def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
-    """Accuracy with its 95% CI, overall and by label, for the runs in RUNDIR."""
-    from wearbench.scoring import score_store
+    """Scores with their 95% CIs for the runs in RUNDIR.
 
-    scores = score_store(rundir, run_id)
+    WearableQA runs: accuracy overall and by label. HealthLoopQA runs: the 0-100 item score
+    overall, by family x level (the seed's Table 2) and by template, with parse failures.
+    """
+    from wearbench.scoring import score_runs
+
+    scores = score_runs(rundir, run_id)
     if fmt == "json":
         payload = [s.to_dict() for s in scores]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, sort_keys=True))

@@ -2,8 +2,11 @@
 
 from wearbench.prompts import ABLATIONS, MODES, Mode, Setting
 from wearbench.runner._bench import OpenBench, open_bench
+from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
+from wearbench.runner._cgm_run import cgm_run_items, make_cgm_solver
+from wearbench.runner._recorder import RunStopped
 from wearbench.runner._records import ResultRow, RunInfo
-from wearbench.runner._run import EvalSummary, RunStopped, evaluate, make_solver, run_solver, select_items
+from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import RunStore
 
@@ -11,6 +14,8 @@ __all__ = [
     "ABLATIONS",
     "MODES",
     "Answer",
+    "CGMItem",
+    "CGMSolver",
     "EvalSummary",
     "Mode",
     "OpenBench",
@@ -22,9 +27,13 @@ __all__ = [
     "Setting",
     "Solver",
     "baseline_solver",
+    "cgm_baseline_solver",
+    "cgm_run_items",
     "evaluate",
+    "make_cgm_solver",
     "make_solver",
     "open_bench",
+    "open_cgm_bench",
     "run_solver",
     "select_items",
     "spec_forms",

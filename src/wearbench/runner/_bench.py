@@ -85,6 +85,16 @@ def open_bench(bench: str | Path) -> OpenBench:
             malformed (naming its line).
     """
     bench = Path(bench)
+    data, digest = checked_items_bytes(bench)
+    return OpenBench(bench, _parse(bench / _ITEMS, data), digest)
+
+
+def checked_items_bytes(bench: Path) -> tuple[bytes, str]:
+    """The bytes of ``items.jsonl`` and their SHA-256, after checking every file of the manifest.
+
+    Raises:
+        WearbenchError: As :func:`open_bench` does for the manifest and the files.
+    """
     expected = _manifest_hashes(bench)
     data, digest = b"", ""
     changed, missing = [], []
@@ -109,4 +119,4 @@ def open_bench(bench: str | Path) -> OpenBench:
         raise WearbenchError(
             f"{bench}: files do not match manifest.json ({what}); refusing to evaluate an altered benchmark"
         )
-    return OpenBench(bench, _parse(bench / _ITEMS, data), digest)
+    return data, digest

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import hashlib
 import time
@@ -16,23 +15,26 @@ import numpy as np
 from wearbench._errors import WearbenchError
 from wearbench.agent import require_bwrap
 from wearbench.bench import load_context
+from wearbench.cgmqa import KIND, is_cgm_benchmark
 from wearbench.models import GenerateConfig, load_model, redact
 from wearbench.prompts import Setting
 from wearbench.questions import Item, UserContext
 from wearbench.runner._bench import open_bench
+from wearbench.runner._cgm_run import plan_cgm_run, run_cgm
 from wearbench.runner._chat import ChatSolver
+from wearbench.runner._recorder import (
+    MAX_PERMANENT_FAILURES,
+    RunStopped,
+    _batch,
+    _Breaker,
+    _Recorder,
+    _remove_store,
+)
 from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
 Progress = Callable[[int, int], None]
-
-#: Consecutive permanent failures (HTTP 401/403/404, connection refused) that stop a run.
-MAX_PERMANENT_FAILURES = 5
-
-
-class RunStopped(WearbenchError):
-    """The circuit breaker stopped a run: the same permanent failure kept coming back."""
 
 
 def select_items(items: Sequence[Item], limit: int | None, seed: int = 0) -> list[Item]:
@@ -115,67 +117,6 @@ class _Contexts:
             return self._cache[user_id]
 
 
-class _Recorder:
-    """Writes rows, recording the run itself only with its first answer (no phantom runs).
-
-    Errored rows that come before any answer are held back; they are written with the run
-    when an answer lands, and dropped with it when none does. Rows are committed one by one
-    (``batch`` 1, model calls: a kill loses at most the calls in flight) or in batches (free
-    baselines, whose answers cost nothing to recompute).
-    """
-
-    def __init__(self, store: RunStore, info: RunInfo, batch: int = 1) -> None:
-        self.store, self.info, self.batch = store, info, max(1, batch)
-        self.recorded = any(r.run_id == info.run_id for r in store.runs())
-        self.pending: list[ResultRow] = []
-        self.answered = 0
-        self.first_error: str | None = None
-
-    @property
-    def held(self) -> list[ResultRow]:
-        """Errored rows not written because no answer has landed yet."""
-        return [] if self.recorded else self.pending
-
-    def add(self, row: ResultRow) -> None:
-        self.answered += row.error is None
-        if self.first_error is None and row.error is not None:
-            self.first_error = row.error
-        self.pending.append(row)
-        if len(self.pending) >= self.batch:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write what is pending (held errors stay held until an answer comes with them)."""
-        if not self.pending or not (self.recorded or any(r.error is None for r in self.pending)):
-            return
-        self.store.add_many(self.pending, run=None if self.recorded else self.info)
-        self.recorded = True
-        self.pending.clear()
-
-
-def _batch(solver: Solver) -> int:
-    """Rows per commit: 1 for solvers that call a model, 1,000 for free table baselines."""
-    return 1 if getattr(solver, "needs_context", True) else 1000
-
-
-class _Breaker:
-    """Counts permanent failures in a row; trips at ``limit`` (0 or less: never)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.streak, self.last = limit, 0, ""
-
-    @property
-    def tripped(self) -> bool:
-        return 0 < self.limit <= self.streak
-
-    def see(self, answer: Answer) -> None:
-        if answer.error is None:
-            self.streak = 0
-        elif answer.extra.get("error_type") == "PermanentModelError":
-            self.streak += 1
-            self.last = redact(answer.error)
-
-
 async def run_solver(
     solver: Solver,
     items: Sequence[Item],
@@ -247,6 +188,8 @@ class EvalSummary:
         errored: Items of the run still without an answer (error) at the end.
         recorded: Whether the run is in the store (False when no answer ever landed).
         first_error: One stored or held error message, if any.
+        kind: ``wearableqa``, or ``healthloopqa`` for a CGM benchmark (``items`` is then empty;
+            score it with ``wearbench.scoring.score_cgm_store``).
     """
 
     info: RunInfo
@@ -257,6 +200,7 @@ class EvalSummary:
     errored: int = 0
     recorded: bool = True
     first_error: str | None = None
+    kind: str = "wearableqa"
 
 
 def evaluate(
@@ -276,6 +220,9 @@ def evaluate(
 
     The run is recorded with its first answer: a start that fails (missing SDK or key, closed
     port, every call failing) leaves no run, and no store file it created.
+
+    A HealthLoopQA benchmark (manifest ``kind`` ``healthloopqa``) is run by the CGM path
+    (``runner/_cgm_run.py``): baselines only so far, free-text answers scored by ``score``.
 
     Args:
         bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
@@ -297,6 +244,9 @@ def evaluate(
     bench = Path(bench)
     setting = setting or Setting()
     config = config or GenerateConfig()
+    if is_cgm_benchmark(bench):
+        return _evaluate_cgm(bench, model, out, setting, config, limit, concurrency, progress,
+                             max_permanent_failures)  # fmt: skip
     if setting.mode == "agent" and not model.startswith("baseline:"):
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     opened = open_bench(bench)
@@ -332,6 +282,44 @@ def evaluate(
     )
 
 
+def _evaluate_cgm(
+    bench: Path,
+    model: str,
+    out: str | Path,
+    setting: Setting,
+    config: GenerateConfig,
+    limit: int | None,
+    concurrency: int,
+    progress: Progress | None,
+    max_permanent_failures: int,
+) -> EvalSummary:
+    plan = plan_cgm_run(bench, model, setting, config, limit)
+    info = plan[0]
+    new_dir, fresh = not Path(out).exists(), not (Path(out) / STORE_NAME).exists()
+    empty = False
+    try:
+        with RunStore(out) as store:
+            try:
+                retried, recorder = run_cgm(store, plan, concurrency, progress, max_permanent_failures)
+                errored = len(recorder.held) or store.errored(info.run_id)
+            finally:
+                empty = not store.runs()
+    finally:
+        if fresh and empty:
+            _remove_store(Path(out), new_dir)
+    return EvalSummary(
+        info,
+        recorder.answered,
+        retried,
+        Path(out),
+        (),
+        errored,
+        recorder.recorded,
+        recorder.first_error,
+        KIND,
+    )
+
+
 def _run_all(
     solver: Solver,
     items: Sequence[Item],
@@ -356,12 +344,3 @@ def _run_all(
 
     asyncio.run(go())
     return retried, recorder
-
-
-def _remove_store(out: Path, new_dir: bool) -> None:
-    """Delete a store this call created and never recorded a run in (and ``out`` if it made it)."""
-    for suffix in ("", "-wal", "-shm"):
-        (out / f"{STORE_NAME}{suffix}").unlink(missing_ok=True)
-    if new_dir:
-        with contextlib.suppress(OSError):  # something else was written there meanwhile
-            out.rmdir()

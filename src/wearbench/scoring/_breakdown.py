@@ -16,6 +16,7 @@ from wearbench.bench import read_items
 from wearbench.questions import LETTERS, Item
 from wearbench.runner import ResultRow, RunInfo, RunStore, select_items
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
+from wearbench.scoring._cgm import CGMRunScore, is_cgm_run, score_cgm
 
 #: Item attributes the accuracy is broken down by (``pair_kind`` skips items without one).
 LABEL_FAMILIES: tuple[str, ...] = ("reasoning", "signals", "grounding", "dependency", "type", "pair_kind")
@@ -341,7 +342,7 @@ def covered_items(info: RunInfo, items: Sequence[Item]) -> list[Item]:
 def score_store(
     rundir: Path, run_id: str | None = None, *, seed: int = 0, n_boot: int = 2000
 ) -> list[RunScore]:
-    """Score the runs of a run folder against their benchmarks' items.
+    """Score the WearableQA runs of a run folder against their benchmarks' items.
 
     Args:
         rundir: Run folder (``runs.sqlite``).
@@ -351,8 +352,21 @@ def score_store(
 
     Raises:
         WearbenchError: If the folder has no runs, a run's benchmark is unreadable, or its
-            ``items.jsonl`` changed since the run.
+            ``items.jsonl`` changed since the run, or a run is a HealthLoopQA one (see
+            :func:`score_runs`).
     """
+    runs = _stored_runs(rundir, run_id)
+    out = []
+    for info, rows in runs:
+        if is_cgm_run(info):
+            raise WearbenchError(f"run {info.run_id} is a HealthLoopQA run: score it with score_runs")
+        check_bench(info)
+        items = covered_items(info, read_items(Path(info.bench)))
+        out.append(score_run(rows, items, seed=seed, n_boot=n_boot))
+    return out
+
+
+def _stored_runs(rundir: Path, run_id: str | None) -> list[tuple[RunInfo, list[ResultRow]]]:
     if not (Path(rundir) / "runs.sqlite").is_file():
         raise WearbenchError(f"{rundir}: no run store (runs.sqlite)")
     with RunStore(rundir) as store:
@@ -360,8 +374,27 @@ def score_store(
         runs = [(info, store.rows(info.run_id)) for info in infos]
     if not runs:
         raise WearbenchError(f"{rundir}: no runs")
-    out = []
-    for info, rows in runs:
+    return runs
+
+
+def score_runs(
+    rundir: Path, run_id: str | None = None, *, seed: int = 0, n_boot: int = 2000
+) -> list[RunScore | CGMRunScore]:
+    """Score every run of a run folder, WearableQA or HealthLoopQA, each with its own metrics.
+
+    A WearableQA run gets a :class:`RunScore` (as :func:`score_store`), a HealthLoopQA run a
+    :class:`CGMRunScore` (:func:`score_cgm`); both have ``to_dict``, ``to_text`` and
+    ``summary_line``, and ``to_dict`` has ``ci_low``, ``ci_high``, ``n`` and ``parse_failures``
+    on top (a HealthLoopQA one also ``kind`` and ``score``; a WearableQA one is unchanged).
+
+    Raises:
+        WearbenchError: As :func:`score_store`, or :func:`score_cgm` for a HealthLoopQA run.
+    """
+    out: list[RunScore | CGMRunScore] = []
+    for info, rows in _stored_runs(rundir, run_id):
+        if is_cgm_run(info):
+            out.append(score_cgm(info, rows, seed=seed, n_boot=n_boot))
+            continue
         check_bench(info)
         items = covered_items(info, read_items(Path(info.bench)))
         out.append(score_run(rows, items, seed=seed, n_boot=n_boot))
