@@ -60,8 +60,10 @@ def test_limit_picks_a_seeded_subset_spread_over_types(small_bench: Path) -> Non
 def test_bad_specs_fail_with_one_line_errors(small_bench: Path, tmp_path: Path) -> None:
     with pytest.raises(UnknownNameError, match="did you mean 'oracle'"):
         evaluate(small_bench, "baseline:oracel", tmp_path)
-    with pytest.raises(WearbenchError, match=r"expected one of baseline:\{majority-position\|oracle\|prior"):
+    with pytest.raises(WearbenchError, match=r"expected one of baseline:\{majority-position\|naive-allday\|"):
         evaluate(small_bench, "oracle", tmp_path)
+    with pytest.raises(WearbenchError, match=r"naive-mean answers HealthLoopQA .* only"):
+        evaluate(small_bench, "baseline:naive-mean", tmp_path)
 
 
 def test_no_data_audits_reach_chance_on_every_type(small_bench: Path) -> None:
