@@ -1,0 +1,56 @@
+"""Reference scores of the HealthLoopQA baselines on a built benchmark (``docs/cgm-eval.md``).
+
+Runs ``baseline:oracle`` and every ``naive-*`` baseline on BENCH into ``--out`` (one run store)
+and prints, per baseline, the 0–100 item score with its patient-clustered 95% interval, n, parse
+failures and the score per family (Markdown), then with ``--templates`` the score of each naive
+baseline per template it covers.
+
+Run: ``python benchmarks/cgm_eval.py BENCH --out RUNDIR [--templates]`` (a few seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wearbench.runner import evaluate
+from wearbench.scoring import score_runs
+
+BASELINES = ("oracle", "naive-last", "naive-mean", "naive-majority", "naive-empty", "naive-allday")
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+def main() -> None:
+    """Evaluate and score every baseline; print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("bench", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--templates", action="store_true", help="Also print the per-template scores.")
+    args = parser.parse_args()
+    results = {}
+    for name in BASELINES:
+        summary = evaluate(args.bench, f"baseline:{name}", args.out)
+        (score,) = score_runs(args.out, summary.info.run_id)
+        results[name] = score.to_dict()
+    print("| baseline | covers (n) | score [95% CI] | parse failures | PM | AD | PD |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in results.items():
+        fam = [_f(r["by_family"].get(f, {}).get("score")) for f in ("pm", "ad", "pd")]
+        print(
+            f"| {name} | {r['n']} | {_f(r['score'])} [{_f(r['ci_low'])}, {_f(r['ci_high'])}] | "
+            f"{r['parse_failures']} | " + " | ".join(fam) + " |"
+        )
+    if args.templates:
+        print("\n| template | metric | " + " | ".join(BASELINES[1:]) + " |")
+        print("|---|---|" + "---|" * (len(BASELINES) - 1))
+        metrics = results["oracle"]["template_metrics"]
+        for tid in results["oracle"]["by_template"]:
+            cells = [_f(results[b]["by_template"].get(tid, {}).get("score")) for b in BASELINES[1:]]
+            print(f"| {tid} | {metrics[tid]['metric']} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
