@@ -42,7 +42,11 @@ def test_every_kind_has_entries_and_a_catalogue() -> None:
 
 
 def test_kinds_are_separate_baselines_are_not_adapters() -> None:
-    assert set(BASELINES) == {"majority-position", "oracle", "prior", "random", "text-only"}
+    assert set(BASELINES) == {"majority-position", "oracle", "prior", "random", "text-only", "naive-allday",
+                              "naive-empty", "naive-last", "naive-majority", "naive-mean"}  # fmt: skip
+    assert {e.name for e in registry.entries("baseline", benchmark="healthloopqa")} == {
+        n for n in BASELINES if n.startswith("naive-")
+    }
     assert set(ADAPTERS) == {"anthropic", "gguf", "openai"}
     assert set(registry.names("controller")) == {"basal-bolus", "hcl-mpc", "mdi", "openaps", "pid", "sap"}
 
