@@ -86,6 +86,14 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
     show_default=True,
     help="Stop after this many permanent failures in a row (HTTP 401/403/404, connection refused); 0: never.",
 )
+@click.option(
+    "--context-days",
+    "context_days",
+    type=click.Choice(["30", "7", "1"]),
+    default=None,
+    help="HealthLoopQA benchmarks, chat models: days of context in the structured prompt "
+    "(default: the item's whole context, 30 days).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def eval_cmd(
     bench: Path | None,
@@ -104,6 +112,7 @@ def eval_cmd(
     retries: int,
     api_key_env: str | None,
     max_failures: int,
+    context_days: str | None,
     quiet: bool,
 ) -> None:
     """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted).
@@ -120,6 +129,7 @@ def eval_cmd(
         summary = evaluate(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
             progress=progress, api_key_env=api_key_env, max_permanent_failures=max_failures,
+            context_days=None if context_days is None else int(context_days),
         )  # fmt: skip
     if not summary.recorded:
         raise WearbenchError(

@@ -18,9 +18,13 @@ import pytest
 
 pytest.importorskip("simglucose")
 
+from tests.fake_openai import fake_openai_server
+
 from wearbench import WearbenchError
 from wearbench.cli import main
-from wearbench.runner import ResultRow, RunStore, evaluate
+from wearbench.models import GenerateConfig
+from wearbench.prompts import cgm_messages
+from wearbench.runner import ResultRow, RunStore, Setting, evaluate
 from wearbench.scoring import score_cgm, score_runs
 
 PATIENTS = ("adolescent#002", "adult#003", "child#001")
@@ -187,12 +191,78 @@ def test_cli_json_schema_and_table(bench: Path, capsys: pytest.CaptureFixture[st
     assert any(line.startswith("pd_12 ") for line in text)
 
 
-def test_wearableqa_baselines_refuse_cgm_items_and_no_chat_model_yet(bench: Path, tmp_path: Path) -> None:
+def test_wearableqa_baselines_refuse_cgm_items(bench: Path, tmp_path: Path) -> None:
     with pytest.raises(
         WearbenchError, match=r"answers WearableQA .* only; HealthLoopQA baselines: oracle, naive-"
     ):
         evaluate(bench, "baseline:random", tmp_path / "x")
-    with pytest.raises(WearbenchError, match="baselines only so far"):
-        evaluate(bench, "openai:some-model@http://127.0.0.1:9", tmp_path / "y")
+    with pytest.raises(WearbenchError, match="direct only"):
+        evaluate(bench, "openai:m@http://127.0.0.1:9", tmp_path / "y", setting=Setting(mode="agent"))
+    with pytest.raises(WearbenchError, match="expected one of"):
+        evaluate(bench, "openai:m@http://127.0.0.1:9", tmp_path / "y", context_days=3)
     assert not (tmp_path / "x").exists()
     assert not (tmp_path / "y").exists()
+
+
+# --- the structured prompt and a chat model over HTTP (the FAKE OpenAI-compatible server) -------
+
+
+def _reading_rows(text: str) -> list[list[str]]:
+    table = text.split("## CGM readings")[1].split("## Events")[0].strip().split("\n\n")[-1]
+    return [line.split(",") for line in table.splitlines()[1:]]
+
+
+def test_structured_prompt_has_readings_then_events_then_the_question(
+    bench: Path, items: list[dict[str, Any]]
+) -> None:
+    item = next(i for i in items if i["template"] == "pm_0")
+    system, user = cgm_messages(item, bench)
+    assert system.role == "system"
+    text = str(user.content)
+    heads = ["## CGM readings", "## Events", "### Meals", "### Insulin boluses", "### Exercise",
+             "### Hypoglycaemia treatments", "## Question"]  # fmt: skip
+    assert [text.index(h) for h in heads] == sorted(text.index(h) for h in heads)
+    assert text.endswith(item["question"] + "\n\n" + item["instruction"])
+    rows = _reading_rows(text)
+    assert len(rows) == 3 * 288  # the whole 3-day context
+    assert (rows[0][0], rows[-1][0]) == ("0", str(3 * 1440 - 5))
+    assert len(_reading_rows(str(cgm_messages(item, bench, 7)[1].content))) == 3 * 288  # 7 > 3 days
+    one = _reading_rows(str(cgm_messages(item, bench, 1)[1].content))
+    assert len(one) == 288
+    assert {r[1] for r in one} == {"3"}  # the last day only
+
+
+def test_a_prediction_prompt_ends_at_now(bench: Path, items: list[dict[str, Any]]) -> None:
+    item = next(i for i in items if "until_minute" in i["context"])
+    now = item["context"]["until_minute"]
+    text = str(cgm_messages(item, bench, 1)[1].content)
+    rows = _reading_rows(text)
+    assert len(rows) == 288
+    assert (int(rows[0][0]), int(rows[-1][0])) == (now - 1440 + 5, now)
+    events = text.split("## Events")[1].split("## Question")[0]
+    minutes = [int(line.split(",")[0]) for line in events.splitlines() if line[:1].isdigit()]
+    assert all(now - 1440 < m < now for m in minutes)
+
+
+def test_a_chat_model_answers_with_the_structured_prompt(bench: Path, items: list[dict[str, Any]],
+                                                         tmp_path: Path) -> None:  # fmt: skip
+    config = GenerateConfig(max_tokens=64, max_retries=1, backoff_s=0.0, timeout_s=20)
+    with fake_openai_server() as (url, state):
+        run = evaluate(bench, f"openai:fake@{url}", tmp_path, limit=8, config=config, context_days=1)
+        assert state.requests == 8
+        body = json.loads(state.seen[0][1])
+    assert run.kind == "healthloopqa"
+    assert run.info.params["context_days"] == 1
+    assert "## CGM readings" in body["messages"][1]["content"]
+    with RunStore(tmp_path) as store:
+        rows = store.rows(run.info.run_id)
+    assert len(rows) == 8
+    assert all(r.error is None and r.response.startswith("Reasoning omitted. Answer: ") for r in rows)
+    assert "[structured prompt from contexts/" in json.loads(rows[0].transcript)[1]["content"]
+    res = score_cgm(run.info, rows, n_boot=100).to_dict()
+    # The fake replies "Answer: <letter A-J>": never a number, yes/no or day list (parse
+    # failures); read as a category it is none of the categories, and read as intervals it is
+    # "no list, no intervals" (docs/cgm-scoring.md), wrong against these non-empty truths.
+    by_id = {i["id"]: i for i in items}
+    unreadable = sum(by_id[r.item_id]["answer_type"] not in ("category", "intervals") for r in rows)
+    assert (res["n"], res["score"], res["parse_failures"]) == (8, 0.0, unreadable)

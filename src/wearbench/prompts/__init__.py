@@ -8,6 +8,7 @@ a :class:`Setting` names the representation, mode and ablations;
 :func:`parse_letter` reads the answer; :func:`count_tokens` measures prompt size.
 """
 
+from wearbench.prompts._cgm import CGM_CONTEXT_DAYS, CGM_SYSTEM, cgm_messages, shown_minutes
 from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
 from wearbench.prompts._messages import (
     AGENT_TOOL,
@@ -36,6 +37,8 @@ from wearbench.prompts._view import (
 __all__ = [
     "ABLATIONS",
     "AGENT_TOOL",
+    "CGM_CONTEXT_DAYS",
+    "CGM_SYSTEM",
     "IMAGE_TOKENS",
     "MODES",
     "NA",
@@ -52,6 +55,7 @@ __all__ = [
     "approx_tokens",
     "available_representations",
     "build_messages",
+    "cgm_messages",
     "column",
     "context_text",
     "count_tokens",
@@ -69,5 +73,6 @@ __all__ = [
     "prompt_tokens",
     "range_groups",
     "row",
+    "shown_minutes",
     "summary_stats",
 ]

@@ -1,5 +1,8 @@
 """`wearbench eval` on a HealthLoopQA benchmark: free-text answers into the same run store.
 
+The solver is a baseline (``runner/_cgm.py``) or a chat model shown the seed's structured prompt
+(``runner/_cgm_chat.py``, ``prompts.cgm_messages``) in mode ``direct``.
+
 The loop mirrors :func:`~wearbench.runner.run_solver` (resumable, one commit per model answer or
 per 1,000 baseline answers, the same circuit breaker). A HealthLoopQA row stores the response
 text; its ``letter`` is None and ``correct`` and ``parse_failed`` are False: the answer is read
@@ -13,14 +16,16 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench.cgmqa import KIND
-from wearbench.models import GenerateConfig, redact
-from wearbench.prompts import Setting
+from wearbench.models import GenerateConfig, load_model, redact
+from wearbench.prompts import CGM_CONTEXT_DAYS, Setting
 from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
+from wearbench.runner._cgm_chat import CGMChatSolver
 from wearbench.runner._recorder import RunStopped, _batch, _Breaker, _Recorder
 from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer
@@ -29,21 +34,39 @@ from wearbench.runner._store import RunStore
 Progress = Callable[[int, int], None]
 
 
-def make_cgm_solver(spec: str, items: Sequence[CGMItem], config: GenerateConfig) -> CGMSolver:
-    """A solver for HealthLoopQA items from a model spec (``baseline:NAME`` so far).
+def cgm_baseline(spec: str, items: Sequence[CGMItem], seed: int) -> CGMSolver | None:
+    """The baseline solver of a ``baseline:NAME`` spec, or None for a chat-model spec.
 
     Raises:
-        WearbenchError: For a malformed spec, a WearableQA-only baseline, or a chat model
-            (HealthLoopQA prompts are not built yet).
+        WearbenchError: For a malformed spec or a WearableQA-only baseline.
         UnknownNameError: For an unknown baseline.
     """
     scheme, sep, rest = spec.partition(":")
-    if scheme == "baseline" and sep and rest:
-        return cgm_baseline_solver(rest, items, seed=config.seed or 0)
-    raise WearbenchError(
-        f"model spec {spec!r}: a HealthLoopQA benchmark is answered by baselines only so far "
-        "(baseline:oracle, baseline:naive-…); chat-model prompts for CGM items are not built yet"
-    )
+    if not sep or not rest:
+        raise WearbenchError(f"model spec {spec!r}: expected baseline:NAME or a chat-model spec")
+    return cgm_baseline_solver(rest, items, seed=seed) if scheme == "baseline" else None
+
+
+def make_cgm_solver(
+    spec: str,
+    items: Sequence[CGMItem],
+    config: GenerateConfig,
+    *,
+    store: RunStore | None = None,
+    context_days: int | None = None,
+    api_key_env: str | None = None,
+) -> CGMSolver:
+    """A solver for HealthLoopQA items: a baseline, or a chat model with the structured prompt.
+
+    Raises:
+        WearbenchError: For a malformed spec, a WearableQA-only baseline, or a model that
+            cannot be built.
+        UnknownNameError: For an unknown baseline or adapter.
+    """
+    solver = cgm_baseline(spec, items, config.seed or 0)
+    if solver is not None:
+        return solver
+    return CGMChatSolver(load_model(spec, api_key_env=api_key_env), store, config, context_days)
 
 
 def select_cgm_items(items: Sequence[CGMItem], limit: int | None, seed: int = 0) -> list[CGMItem]:
@@ -57,15 +80,16 @@ def select_cgm_items(items: Sequence[CGMItem], limit: int | None, seed: int = 0)
 def cgm_run_items(info: RunInfo, items: Sequence[CGMItem]) -> list[CGMItem]:
     """The items a HealthLoopQA run covers: those its solver covers, then its ``limit`` subset.
 
+    A chat model covers every item (no model is loaded here); a baseline is rebuilt.
+
     Raises:
-        WearbenchError: If the run's model cannot be rebuilt (see :func:`make_cgm_solver`).
+        WearbenchError: If the run's baseline cannot be rebuilt.
     """
     seed = int(info.params.get("seed") or 0)
-    solver = make_cgm_solver(info.model, items, GenerateConfig(seed=seed))
+    baseline = cgm_baseline(info.model, items, seed)
     limit = info.params.get("limit")
-    return select_cgm_items(
-        [i for i in items if solver.covers(i)], None if limit is None else int(limit), seed
-    )
+    covered = [i for i in items if baseline is None or baseline.covers(i)]
+    return select_cgm_items(covered, None if limit is None else int(limit), seed)
 
 
 def _row(info: RunInfo, item: CGMItem, answer: Answer, latency_s: float) -> ResultRow:
@@ -140,33 +164,80 @@ async def run_cgm_solver(
     return len(todo)
 
 
+@dataclass(frozen=True)
+class CGMPlan:
+    """A HealthLoopQA run before it starts: the run, its items, and its baseline (None: a chat model).
+
+    Attributes:
+        info: The run.
+        items: The items it covers, sorted by id.
+        baseline: The baseline solver, or None when the model is a chat model.
+        context_days: Days of context a chat model is shown (None: the whole context).
+    """
+
+    info: RunInfo
+    items: list[CGMItem]
+    baseline: CGMSolver | None
+    context_days: int | None = None
+
+
 def plan_cgm_run(
-    bench: Path, model: str, setting: Setting, config: GenerateConfig, limit: int | None
-) -> tuple[RunInfo, CGMSolver, list[CGMItem]]:
-    """Open the benchmark, build the solver, pick the items and name the run.
+    bench: Path,
+    model: str,
+    setting: Setting,
+    config: GenerateConfig,
+    limit: int | None,
+    context_days: int | None = None,
+) -> CGMPlan:
+    """Open the benchmark, pick the items and name the run (no model is loaded yet).
 
     The run's ``params`` carry ``bench_kind: healthloopqa`` beside the generation settings, so a
-    HealthLoopQA run never shares an id with a WearableQA one.
+    HealthLoopQA run never shares an id with a WearableQA one, and for a chat model the
+    ``context_days`` it is shown.
+
+    Raises:
+        WearbenchError: On an altered benchmark, a bad spec, a mode other than ``direct`` for a
+            chat model, ``context_days`` not in 30/7/1, or a baseline covering no item.
     """
     items, digest = open_cgm_bench(bench)
-    solver = make_cgm_solver(model, items, config)
-    chosen = select_cgm_items([i for i in items if solver.covers(i)], limit, seed=config.seed or 0)
-    if not chosen:
-        raise WearbenchError(f"{solver.name} covers no item of {bench}")
+    baseline = cgm_baseline(model, items, config.seed or 0)
     params: dict[str, Any] = {**config.cache_fields(), "limit": limit, "bench_kind": KIND}
+    if baseline is None:
+        if setting.mode != "direct":
+            raise WearbenchError(
+                f"mode {setting.mode!r} is not built for HealthLoopQA benchmarks (direct only)"
+            )
+        if context_days is not None and context_days not in CGM_CONTEXT_DAYS:
+            raise WearbenchError(f"context_days {context_days}: expected one of {CGM_CONTEXT_DAYS}")
+        params["context_days"] = context_days
+    covered = [i for i in items if baseline is None or baseline.covers(i)]
+    chosen = select_cgm_items(covered, limit, seed=config.seed or 0)
+    if not chosen:
+        raise WearbenchError(f"{model} covers no item of {bench}")
     run_id = RunInfo.make_id(model, setting, params, digest, len(chosen))
-    return RunInfo(run_id, model, setting, params, str(bench), digest, len(chosen)), solver, chosen
+    info = RunInfo(run_id, model, setting, params, str(bench), digest, len(chosen))
+    return CGMPlan(info, chosen, baseline, context_days)
 
 
 def run_cgm(
     store: RunStore,
-    plan: tuple[RunInfo, CGMSolver, list[CGMItem]],
+    plan: CGMPlan,
+    config: GenerateConfig,
     concurrency: int,
     progress: Progress | None,
     max_permanent_failures: int,
+    api_key_env: str | None = None,
 ) -> tuple[int, _Recorder]:
-    """Run a planned HealthLoopQA evaluation into ``store``; returns (errored rows retried, recorder)."""
-    info, solver, items = plan
+    """Run a planned HealthLoopQA evaluation into ``store``; returns (errored rows retried, recorder).
+
+    Raises:
+        WearbenchError: If the chat model cannot be built.
+        RunStopped: When the circuit breaker stopped the run.
+    """
+    info, items = plan.info, plan.items
+    solver = plan.baseline or make_cgm_solver(
+        info.model, items, config, store=store, context_days=plan.context_days, api_key_env=api_key_env
+    )
     retried = store.drop_errors(info.run_id)
     recorder = _Recorder(store, info, batch=_batch(solver))
 

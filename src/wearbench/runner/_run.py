@@ -215,6 +215,7 @@ def evaluate(
     progress: Progress | None = None,
     api_key_env: str | None = None,
     max_permanent_failures: int = MAX_PERMANENT_FAILURES,
+    context_days: int | None = None,
 ) -> EvalSummary:
     """Evaluate a model (or baseline) on a benchmark into ``out/runs.sqlite``; resumes if interrupted.
 
@@ -222,7 +223,8 @@ def evaluate(
     port, every call failing) leaves no run, and no store file it created.
 
     A HealthLoopQA benchmark (manifest ``kind`` ``healthloopqa``) is run by the CGM path
-    (``runner/_cgm_run.py``): baselines only so far, free-text answers scored by ``score``.
+    (``runner/_cgm_run.py``): baselines, or a chat model shown the structured prompt (mode
+    ``direct``); free-text answers, read and scored by ``wearbench score``.
 
     Args:
         bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
@@ -235,6 +237,8 @@ def evaluate(
         progress: Optional ``(done, total)`` callback.
         api_key_env: Environment variable holding the key for the model's URL.
         max_permanent_failures: Permanent failures in a row that stop the run (0: never stop).
+        context_days: HealthLoopQA only: days of context a chat model is shown (30, 7 or 1;
+            default the item's whole context).
 
     Raises:
         WearbenchError: If the benchmark's files do not match its manifest, or the model
@@ -246,7 +250,9 @@ def evaluate(
     config = config or GenerateConfig()
     if is_cgm_benchmark(bench):
         return _evaluate_cgm(bench, model, out, setting, config, limit, concurrency, progress,
-                             max_permanent_failures)  # fmt: skip
+                             max_permanent_failures, api_key_env, context_days)  # fmt: skip
+    if context_days is not None:
+        raise WearbenchError("context_days applies to HealthLoopQA (CGM) benchmarks only")
     if setting.mode == "agent" and not model.startswith("baseline:"):
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     opened = open_bench(bench)
@@ -292,15 +298,18 @@ def _evaluate_cgm(
     concurrency: int,
     progress: Progress | None,
     max_permanent_failures: int,
+    api_key_env: str | None,
+    context_days: int | None,
 ) -> EvalSummary:
-    plan = plan_cgm_run(bench, model, setting, config, limit)
-    info = plan[0]
+    plan = plan_cgm_run(bench, model, setting, config, limit, context_days)
+    info = plan.info
     new_dir, fresh = not Path(out).exists(), not (Path(out) / STORE_NAME).exists()
     empty = False
     try:
         with RunStore(out) as store:
             try:
-                retried, recorder = run_cgm(store, plan, concurrency, progress, max_permanent_failures)
+                retried, recorder = run_cgm(store, plan, config, concurrency, progress,
+                                            max_permanent_failures, api_key_env)  # fmt: skip
                 errored = len(recorder.held) or store.errored(info.run_id)
             finally:
                 empty = not store.runs()
@@ -308,16 +317,9 @@ def _evaluate_cgm(
         if fresh and empty:
             _remove_store(Path(out), new_dir)
     return EvalSummary(
-        info,
-        recorder.answered,
-        retried,
-        Path(out),
-        (),
-        errored,
-        recorder.recorded,
-        recorder.first_error,
-        KIND,
-    )
+        info, recorder.answered, retried, Path(out), (), errored, recorder.recorded,
+        recorder.first_error, KIND,
+    )  # fmt: skip
 
 
 def _run_all(

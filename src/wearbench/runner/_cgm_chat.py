@@ -1,0 +1,93 @@
+"""A chat model answering HealthLoopQA items with the structured prompt (``prompts.cgm_messages``).
+
+One call per item (mode ``direct``) through the run store's response cache; the response text is
+stored as is and read by ``wearbench score``. A model failure becomes an errored row (retried on
+resume), as for WearableQA.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+from wearbench.models import ChatModel, GenerateConfig, Message, ModelError
+from wearbench.prompts import cgm_messages
+from wearbench.runner._cgm import CGMItem
+from wearbench.runner._chat import CachedModel
+from wearbench.runner._solvers import Answer
+from wearbench.runner._store import RunStore
+
+
+class CGMChatSolver:
+    """Answers HealthLoopQA items with a chat model.
+
+    Args:
+        model: The adapter.
+        store: Run store for the response cache (None: no cache).
+        config: Generation settings.
+        context_days: Days of context shown (30, 7, 1; None: the item's whole context).
+    """
+
+    needs_context = True
+
+    def __init__(
+        self, model: ChatModel, store: RunStore | None, config: GenerateConfig, context_days: int | None
+    ) -> None:
+        self.model = CachedModel(model, store)
+        self.name = model.name
+        self.config = config
+        self.context_days = context_days
+        self._files: dict[Path, tuple[list[str], list[dict[str, str]]]] = {}
+
+    def covers(self, item: CGMItem) -> bool:
+        """Every item."""
+        return True
+
+    async def solve(self, item: CGMItem) -> Answer:
+        """Answer one item; a model failure becomes an :class:`Answer` with ``error`` set."""
+        started = time.perf_counter()
+        messages = await asyncio.to_thread(
+            cgm_messages, item.data, item.bench, self.context_days, files=self._files
+        )
+        key = self.model.key(messages, self.config)
+        extra: dict[str, object] = {"context_days": self.context_days}
+        try:
+            out = await self.model.generate(messages, self.config)
+        except ModelError as e:
+            extra |= {"error_type": type(e).__name__, "latency_s": time.perf_counter() - started}
+            return Answer("", None, key, error=str(e), transcript=_transcript(messages, item), extra=extra)
+        return Answer(
+            response=out.text,
+            letter=None,
+            prompt_hash=key,
+            prompt_tokens=out.prompt_tokens,
+            completion_tokens=out.completion_tokens,
+            cost_usd=out.cost_usd,
+            retries=out.retries,
+            transcript=_transcript([*messages, Message("assistant", out.text)], item),
+            cached=bool(out.extra.get("cached")),
+            extra={**extra, "latency_s": time.perf_counter() - started},
+        )
+
+    async def aclose(self) -> None:
+        """Close the model."""
+        await self.model.aclose()
+
+
+def _transcript(messages: list[Message], item: CGMItem) -> str:
+    """The messages as JSON, the data part of the user message replaced by a one-line note.
+
+    A 30-day prompt is ~400 kB; the run store keeps the question, the files it came from and
+    the prompt's size (the prompt itself is re-rendered from the benchmark by ``cgm_messages``).
+    """
+    out = []
+    for m in messages:
+        d = m.to_dict()
+        if m.role == "user" and isinstance(m.content, str):
+            _, sep, question = m.content.partition("## Question")
+            note = f"[structured prompt from {item.data['context']['readings']}: {len(m.content)} characters]"
+            d["content"] = note + ("\n\n" + sep + question if sep else "")
+        out.append(d)
+    return json.dumps(out, ensure_ascii=False)
