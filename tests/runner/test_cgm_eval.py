@@ -226,6 +226,14 @@ def test_structured_prompt_has_readings_then_events_then_the_question(
     rows = _reading_rows(text)
     assert len(rows) == 3 * 288  # the whole 3-day context
     assert (rows[0][0], rows[-1][0]) == ("0", str(3 * 1440 - 5))
+    with (bench / item["context"]["readings"]).open(encoding="utf-8") as f:
+        stored = [r["glucose_mgdl"] for r in csv.DictReader(f)]
+    shown = [r[3] for r in rows]
+    assert all(
+        s == "" if g == "" else abs(float(s) - float(g)) <= 0.05 + 1e-9
+        for s, g in zip(shown, stored, strict=True)
+    )
+    assert max(len(s.partition(".")[2]) for s in shown) == 1  # glucose to 0.1 mg/dL
     assert len(_reading_rows(str(cgm_messages(item, bench, 7)[1].content))) == 3 * 288  # 7 > 3 days
     one = _reading_rows(str(cgm_messages(item, bench, 1)[1].content))
     assert len(one) == 288

@@ -8,7 +8,7 @@ a :class:`Setting` names the representation, mode and ablations;
 :func:`parse_letter` reads the answer; :func:`count_tokens` measures prompt size.
 """
 
-from wearbench.prompts._cgm import CGM_CONTEXT_DAYS, CGM_SYSTEM, cgm_messages, shown_minutes
+from wearbench.prompts._cgm import CGM_CONTEXT_DAYS, CGM_SYSTEM, PROMPT_DECIMALS, cgm_messages, shown_minutes
 from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
 from wearbench.prompts._messages import (
     AGENT_TOOL,
@@ -42,6 +42,7 @@ __all__ = [
     "IMAGE_TOKENS",
     "MODES",
     "NA",
+    "PROMPT_DECIMALS",
     "BloodValue",
     "DataView",
     "Mode",

@@ -5,8 +5,11 @@ item's context readings file, as CSV), a ``## Events`` section with one sub-sect
 event (meals, boluses, exercise, hypo treatments; ``none`` where there is none), and the question
 with its answer instruction. The 30-, 7- and 1-day variants show the last 30, 7 or 1 days of the
 item's context; a prediction item's context ends at its "now" (``until_minute``), so a variant
-shows the days up to now. Values are the context files' own (shortest round-trip form), so the
-model sees exactly what the answers were computed from. ``docs/cgm-eval.md`` shows an example.
+shows the days up to now. Values are rounded for the prompt (:data:`PROMPT_DECIMALS`: glucose to
+0.1 mg/dL, the insulin rate to 0.01 mU/min, event amounts to 0.01): the context files hold 17
+significant digits, which would triple a 30-day prompt (~8,640 readings). The answers are computed
+from the unrounded values, so a count against a threshold can differ from the shown values when a
+reading lies within 0.05 mg/dL of it. ``docs/cgm-eval.md`` shows an example.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ _EVENT_SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("treatment", "Hypoglycaemia treatments", "fast carbohydrate taken to treat a low"),
 )
 _EVENT_COLUMNS = ("minute", "day", "time", "type", "amount", "unit", "duration_min")
+#: Decimals a prompt shows per context column (other columns are shown as stored).
+PROMPT_DECIMALS: dict[str, int] = {"glucose_mgdl": 1, "insulin_mu_per_min": 2, "amount": 2}
 
 
 def read_context_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -71,11 +76,19 @@ def shown_minutes(item: Mapping[str, Any], days: int | None) -> tuple[int, int]:
     return (0 if days is None else max(0, end - DAY_MIN * days)), end
 
 
+def _cell(column: str, value: str | None) -> str:
+    """A context value as the prompt shows it (rounded per :data:`PROMPT_DECIMALS`; "" stays "")."""
+    if not value or column not in PROMPT_DECIMALS:
+        return value or ""
+    digits = PROMPT_DECIMALS[column]
+    return f"{float(value):.{digits}f}".rstrip("0").rstrip(".")
+
+
 def _table(columns: Sequence[str], rows: Sequence[Mapping[str, str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([r.get(c, "") or "" for c in columns] for r in rows)
+    writer.writerows([_cell(c, r.get(c)) for c in columns] for r in rows)
     return out.getvalue().rstrip("\n")
 
 
