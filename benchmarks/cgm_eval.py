@@ -3,7 +3,8 @@
 Runs ``baseline:oracle`` and every ``naive-*`` baseline on BENCH into ``--out`` (one run store)
 and prints, per baseline, the 0–100 item score with its patient-clustered 95% interval, n, parse
 failures and the score per family (Markdown), then with ``--templates`` the score of each naive
-baseline per template it covers.
+baseline per template it covers, and the size in characters of the structured prompt of the
+first ``pm_0`` item in its 30-, 7- and 1-day variants.
 
 Run: ``python benchmarks/cgm_eval.py BENCH --out RUNDIR [--templates]`` (a few seconds).
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wearbench.cgmqa import read_cgm_items
+from wearbench.prompts import cgm_messages
 from wearbench.runner import evaluate
 from wearbench.scoring import score_runs
 
@@ -50,6 +53,13 @@ def main() -> None:
         for tid in results["oracle"]["by_template"]:
             cells = [_f(results[b]["by_template"].get(tid, {}).get("score")) for b in BASELINES[1:]]
             print(f"| {tid} | {metrics[tid]['metric']} | " + " | ".join(cells) + " |")
+
+    item = next(i for i in read_cgm_items(args.bench) if i["template"] == "pm_0")
+    sizes = {d: len(str(cgm_messages(item, args.bench, d)[1].content)) for d in (30, 7, 1)}
+    print(
+        f"\nstructured prompt of {item['id']}, characters: "
+        + ", ".join(f"{d} days {n:,}" for d, n in sizes.items())
+    )
 
 
 if __name__ == "__main__":
