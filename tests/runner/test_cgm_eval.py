@@ -24,6 +24,7 @@ from wearbench import WearbenchError
 from wearbench.cli import main
 from wearbench.models import GenerateConfig
 from wearbench.prompts import cgm_messages
+from wearbench.report import report_runs
 from wearbench.runner import ResultRow, RunStore, Setting, evaluate
 from wearbench.scoring import score_cgm, score_runs
 
@@ -184,6 +185,8 @@ def test_cli_json_schema_and_table(bench: Path, capsys: pytest.CaptureFixture[st
     assert data["kind"] == "healthloopqa"
     assert set(data["by_family"]) <= {"pm", "ad", "pd"}
     assert {"score", "ci_low", "ci_high", "n", "parse_failures"} <= set(data["by_family"]["pd"])
+    with pytest.raises(WearbenchError, match="HealthLoopQA runs are not in the HTML report yet"):
+        report_runs([tmp_path], tmp_path / "report.html")
     main(["score", str(tmp_path)])
     text = capsys.readouterr().out.splitlines()
     assert text[3].split() == ["family", "descriptive", "memory", "pattern", "all"]

@@ -30,6 +30,7 @@ from wearbench.scoring import (
     check_bench,
     compare_runs,
     covered_items,
+    is_cgm_run,
     score_run,
 )
 
@@ -250,8 +251,8 @@ def report_runs(
     runs, provides the items and the series of the examples.
 
     Raises:
-        WearbenchError: Without runs, with runs on different benchmarks, or when the benchmark
-            folder is gone or changed.
+        WearbenchError: Without runs, with runs on different benchmarks, when the benchmark
+            folder is gone or changed, or for a HealthLoopQA run (not in the report yet).
     """
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
     for rundir in rundirs:
@@ -261,6 +262,12 @@ def report_runs(
             runs += [(info, store.rows(info.run_id)) for info in store.runs()]
     if not runs:
         raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
+    cgm = [info.run_id for info, _ in runs if is_cgm_run(info)]
+    if cgm:
+        raise WearbenchError(
+            f"{', '.join(cgm[:3])}: HealthLoopQA runs are not in the HTML report yet; "
+            "`wearbench score RUNDIR` prints their tables"
+        )
     if len({info.bench_hash for info, _ in runs}) > 1:
         raise WearbenchError("the runs were made on different benchmarks; report them separately")
     check_bench(runs[0][0])
