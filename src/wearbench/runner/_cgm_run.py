@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from wearbench.models import GenerateConfig, load_model, redact
 from wearbench.prompts import CGM_CONTEXT_DAYS, Setting
 from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
 from wearbench.runner._cgm_chat import CGMChatSolver
-from wearbench.runner._recorder import RunStopped, _batch, _Breaker, _Recorder
+from wearbench.runner._recorder import _batch, _Recorder, answer_items
 from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer
 from wearbench.runner._store import RunStore
@@ -131,37 +130,10 @@ async def run_cgm_solver(
     Raises:
         RunStopped: When the circuit breaker tripped.
     """
-    done = recorder.store.done(info.run_id)
-    todo = [i for i in items if i.id not in done]
-    gate = asyncio.Semaphore(max(1, concurrency))
-    breaker = _Breaker(max_permanent_failures)
-    finished = len(items) - len(todo)
-
-    async def one(item: CGMItem) -> None:
-        nonlocal finished
-        async with gate:
-            if breaker.tripped:
-                return
-            started = time.perf_counter()
-            answer = await solver.solve(item)
-            recorder.add(_row(info, item, answer, time.perf_counter() - started))
-            breaker.see(answer)
-        finished += 1
-        if progress:
-            progress(finished, len(items))
-
-    if progress:
-        progress(finished, len(items))
-    try:
-        await asyncio.gather(*(one(i) for i in todo))
-    finally:
-        recorder.flush()
-    if breaker.tripped:
-        raise RunStopped(
-            f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
-            f"last: {breaker.last}"
-        )
-    return len(todo)
+    return await answer_items(
+        items, solver.solve, lambda item, answer, latency: _row(info, item, answer, latency), recorder,
+        concurrency=concurrency, progress=progress, max_permanent_failures=max_permanent_failures,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

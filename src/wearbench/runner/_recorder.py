@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from wearbench._errors import WearbenchError
 from wearbench.models import redact
@@ -87,3 +91,66 @@ def _remove_store(out: Path, new_dir: bool) -> None:
     if new_dir:
         with contextlib.suppress(OSError):  # something else was written there meanwhile
             out.rmdir()
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=_HasId)
+
+
+async def answer_items(
+    items: Sequence[T],
+    ask: Callable[[T], Awaitable[Answer]],
+    row: Callable[[T, Answer, float], ResultRow],
+    recorder: _Recorder,
+    *,
+    concurrency: int,
+    progress: Callable[[int, int], None] | None,
+    max_permanent_failures: int,
+) -> int:
+    """Ask every item not yet in the store, ``concurrency`` at a time; each row is recorded as it lands.
+
+    Shared by the WearableQA and HealthLoopQA runs: ``ask`` answers one item, ``row`` turns the
+    answer and its latency (s) into the stored row. After ``max_permanent_failures`` permanent
+    failures in a row no new item is started.
+
+    Returns:
+        How many items were asked in this call.
+
+    Raises:
+        RunStopped: When the circuit breaker tripped (one line: the count and the last error).
+    """
+    done = recorder.store.done(recorder.info.run_id)
+    todo = [i for i in items if i.id not in done]
+    gate = asyncio.Semaphore(max(1, concurrency))
+    breaker = _Breaker(max_permanent_failures)
+    finished = len(items) - len(todo)
+
+    async def one(item: T) -> None:
+        nonlocal finished
+        async with gate:
+            if breaker.tripped:
+                return
+            started = time.perf_counter()
+            answer = await ask(item)
+            recorder.add(row(item, answer, time.perf_counter() - started))
+            breaker.see(answer)
+        finished += 1
+        if progress:
+            progress(finished, len(items))
+
+    if progress:
+        progress(finished, len(items))
+    try:
+        await asyncio.gather(*(one(i) for i in todo))
+    finally:
+        recorder.flush()
+    if breaker.tripped:
+        raise RunStopped(
+            f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
+            f"last: {breaker.last}"
+        )
+    return len(todo)

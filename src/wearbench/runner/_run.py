@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +23,10 @@ from wearbench.runner._cgm_run import plan_cgm_run, run_cgm
 from wearbench.runner._chat import ChatSolver
 from wearbench.runner._recorder import (
     MAX_PERMANENT_FAILURES,
-    RunStopped,
     _batch,
-    _Breaker,
     _Recorder,
     _remove_store,
+    answer_items,
 )
 from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
@@ -140,39 +138,16 @@ async def run_solver(
     Raises:
         RunStopped: When the circuit breaker tripped (one line: the count and the last error).
     """
-    done = store.done(info.run_id)
-    todo = [i for i in items if i.id not in done]
     contexts = _Contexts(bench, needed=getattr(solver, "needs_context", True))
-    gate = asyncio.Semaphore(max(1, concurrency))
-    recorder = recorder or _Recorder(store, info, batch=_batch(solver))
-    breaker = _Breaker(max_permanent_failures)
-    finished = len(items) - len(todo)
 
-    async def one(item: Item) -> None:
-        nonlocal finished
-        async with gate:
-            if breaker.tripped:
-                return
-            started = time.perf_counter()
-            answer = await solver.solve(Sample(item, await contexts.get(item.user_id)), info.setting)
-            recorder.add(_row(info, item, answer, time.perf_counter() - started))
-            breaker.see(answer)
-        finished += 1
-        if progress:
-            progress(finished, len(items))
+    async def ask(item: Item) -> Answer:
+        return await solver.solve(Sample(item, await contexts.get(item.user_id)), info.setting)
 
-    if progress:
-        progress(finished, len(items))
-    try:
-        await asyncio.gather(*(one(i) for i in todo))
-    finally:
-        recorder.flush()
-    if breaker.tripped:
-        raise RunStopped(
-            f"eval stopped: {breaker.streak} permanent failures in a row (limit {breaker.limit}); "
-            f"last: {breaker.last}"
-        )
-    return len(todo)
+    return await answer_items(
+        items, ask, lambda item, answer, latency: _row(info, item, answer, latency),
+        recorder or _Recorder(store, info, batch=_batch(solver)),
+        concurrency=concurrency, progress=progress, max_permanent_failures=max_permanent_failures,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
