@@ -50,8 +50,9 @@ _PLANS: dict[str, Plan] = {}
 def whatif(id: str, plan: Plan, *, needs: tuple[str, ...] = (), **spec: Any) -> Callable[[Reading], Reading]:
     """Register template ``id`` whose truth reads the traces of ``plan``'s counterfactuals.
 
-    ``spec`` are the other :class:`~wearbench.cgmqa.Template` fields; ``counterfactual`` is added
-    to its needs. The truth is None when the plan is None or a request does not fit the run.
+    ``spec`` are the other :class:`~wearbench.cgmqa.Template` fields (``level`` defaults to
+    ``pattern``, the level of every PD template); ``counterfactual`` is added to its needs. The
+    truth is None when the plan is None or a request does not fit the run.
     """
 
     def decorate(fn: Reading) -> Reading:
@@ -63,7 +64,7 @@ def whatif(id: str, plan: Plan, *, needs: tuple[str, ...] = (), **spec: Any) -> 
                 return None
             return fn(record, params, [rerun.counterfactual(*r) for r in requests])
 
-        template(id, needs=("counterfactual", *needs), **spec)(truth)
+        template(id, needs=("counterfactual", *needs), **{"level": "pattern", **spec})(truth)
         _PLANS[id] = plan
         return fn
 
@@ -176,7 +177,6 @@ def _yes(flag: bool) -> str:
 @whatif(
     "pd_3",
     _at_now(SNACK, 300),
-    level="pattern",
     abilities=("PR", "ER", "QC"),
     answer_type="yes_no",
     metric="accuracy",
@@ -193,7 +193,6 @@ def snack_goes_high(record: PatientRecord, params: Params, traces: list[Trace]) 
 @whatif(
     "pd_5",
     _at_now(RUN, 90),
-    level="pattern",
     abilities=("QC", "PR"),
     answer_type="yes_no",
     metric="accuracy",
@@ -210,7 +209,6 @@ def run_goes_low(record: PatientRecord, params: Params, traces: list[Trace]) -> 
 @whatif(
     "pd_6",
     _at_now(BREAKFAST, 60),
-    level="pattern",
     abilities=("QC", "PR"),
     answer_type="number",
     metric="smape",
@@ -228,7 +226,6 @@ def after_breakfast(record: PatientRecord, params: Params, traces: list[Trace]) 
 @whatif(
     "pd_7",
     _at_now(RUN, 45),
-    level="pattern",
     abilities=("QC", "PR"),
     answer_type="number",
     metric="smape",
@@ -245,7 +242,6 @@ def run_change(record: PatientRecord, params: Params, traces: list[Trace]) -> fl
 @whatif(
     "pd_8",
     _at_now(CYCLE, 80),
-    level="pattern",
     abilities=("QC", "PR"),
     answer_type="number",
     metric="smape",
@@ -266,7 +262,6 @@ def _both(record: PatientRecord, params: Params) -> list[Request]:
 @whatif(
     "pd_9",
     _both,
-    level="pattern",
     abilities=("CA", "QC", "PR"),
     answer_type="category",
     metric="accuracy",
@@ -291,7 +286,6 @@ def larger_drop(record: PatientRecord, params: Params, traces: list[Trace]) -> s
 @whatif(
     "pd_11",
     _heavy_tomorrow,
-    level="pattern",
     abilities=("ER", "QC", "PR"),
     answer_type="integer",
     metric="smape",
@@ -311,7 +305,6 @@ def heavy_lunch_peak(record: PatientRecord, params: Params, traces: list[Trace])
 @whatif(
     "pd_13",
     _heavy_now,
-    level="pattern",
     abilities=("ER", "QC", "PR"),
     answer_type="yes_no",
     metric="accuracy",
@@ -330,7 +323,6 @@ def needs_correction(record: PatientRecord, params: Params, traces: list[Trace])
 @whatif(
     "pd_14",
     _at_now(MEAL, 240),
-    level="pattern",
     abilities=("ER", "QC", "PR"),
     answer_type="yes_no",
     metric="accuracy",
@@ -349,7 +341,6 @@ def meal_swing(record: PatientRecord, params: Params, traces: list[Trace]) -> st
 @whatif(
     "pd_15",
     _at_now(SNACK, 480),
-    level="pattern",
     abilities=("QC", "ER", "PR"),
     answer_type="yes_no",
     metric="accuracy",
@@ -378,7 +369,6 @@ def snack_needed(record: PatientRecord, params: Params, traces: list[Trace]) -> 
 @whatif(
     "pd_17",
     _normal_day,
-    level="pattern",
     abilities=("CA", "QC", "ER", "PR"),
     answer_type="category",
     metric="accuracy",
@@ -400,7 +390,6 @@ def faster_rise(record: PatientRecord, params: Params, traces: list[Trace]) -> s
 @whatif(
     "pd_19",
     _at_now(INSULIN, 120),
-    level="pattern",
     abilities=("QC", "ER", "PR"),
     answer_type="number",
     metric="smape",
