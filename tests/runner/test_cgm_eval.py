@@ -185,8 +185,9 @@ def test_cli_json_schema_and_table(bench: Path, capsys: pytest.CaptureFixture[st
     assert data["kind"] == "healthloopqa"
     assert set(data["by_family"]) <= {"pm", "ad", "pd"}
     assert {"score", "ci_low", "ci_high", "n", "parse_failures"} <= set(data["by_family"]["pd"])
-    with pytest.raises(WearbenchError, match="HealthLoopQA runs are not in the HTML report yet"):
-        report_runs([tmp_path], tmp_path / "report.html")
+    page = report_runs([tmp_path], tmp_path / "report.html", n_boot=100).read_text(encoding="utf-8")
+    assert 'id="hlqa-table2"' in page
+    assert "baseline:naive-majority" in page
     main(["score", str(tmp_path)])
     text = capsys.readouterr().out.splitlines()
     assert text[3].split() == ["family", "descriptive", "memory", "pattern", "all"]

@@ -25,9 +25,19 @@ def test_eval_score_report_round_trip(small_bench: Path, tmp_path: Path) -> None
     score = run("score", tmp_path / "r", "--format", "json")
     assert score.returncode == 0, score.stderr
     data = json.loads(score.stdout)
-    assert {"accuracy", "ci_low", "ci_high", "n", "parse_failures"} <= set(data)
-    assert (data["accuracy"], data["n"], data["parse_failures"]) == (1.0, n, 0)
-    assert data["ci_low"] < 1.0 == data["ci_high"]
+    assert {
+        "kind",
+        "score",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        "n",
+        "parse_failures",
+        "breakdowns",
+    } <= data.keys()
+    assert (data["kind"], data["score"], data["accuracy"]) == ("wearableqa", 100.0, 1.0)
+    assert (data["n"], data["parse_failures"]) == (n, 0)
+    assert data["ci_low"] < 100.0 == data["ci_high"]  # Wilson, in percent like the score
     text = run("score", tmp_path / "r")
     assert "reasoning" in text.stdout
     rep = run("report", tmp_path / "r", "--out", tmp_path / "report.html")

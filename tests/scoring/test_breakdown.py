@@ -9,7 +9,7 @@ from scipy import stats
 
 from wearbench._errors import WearbenchError
 from wearbench.questions import LETTERS
-from wearbench.scoring import accuracy, score_run
+from wearbench.scoring import LABEL_FAMILIES, accuracy, check_score_json, score_run
 
 # id, user, answer, reasoning, signals, grounding, dependency, type, pair_kind
 SPEC = [
@@ -93,8 +93,26 @@ def test_to_dict_is_strict_json_with_cli_keys(case):
     d = json.loads(json.dumps(score_run(rows, items).to_dict(), allow_nan=False))
     assert {"accuracy", "ci_low", "ci_high", "n", "parse_failures", "by_label"} <= set(d)
     assert (d["accuracy"], d["n"], d["parse_failures"], d["missing"]) == (0.7, 10, 1, 1)
-    assert (d["ci_low"], d["ci_high"]) == (accuracy(7, 10).lo, accuracy(7, 10).hi)
+    assert (d["kind"], d["score"], d["ci_method"]) == ("wearableqa", 70.0, "wilson")
+    assert (d["ci_low"], d["ci_high"]) == (100 * accuracy(7, 10).lo, 100 * accuracy(7, 10).hi)
     assert d["by_label"]["pair_kind"]["empirical"]["k"] == 1
+    check_score_json(d)
+    # trend: i00 i01 i04 i06 i07 right, i09 errored; anomaly: i02 i03 right, i05 wrong, i08 unparsed
+    by_type = d["breakdowns"]["by_type"]
+    assert (by_type["trend"]["score"], by_type["trend"]["n"], by_type["trend"]["parse_failures"]) == (
+        100 * 5 / 6,
+        6,
+        0,
+    )
+    assert (by_type["anomaly"]["score"], by_type["anomaly"]["n"], by_type["anomaly"]["parse_failures"]) == (
+        50.0,
+        4,
+        1,
+    )
+    assert by_type["anomaly"]["ci_low"] == 100 * accuracy(2, 4).lo
+    empirical = d["breakdowns"]["by_pair_kind"]["empirical"]  # i02 right, i05 wrong, i08 unparsed
+    assert (empirical["score"], empirical["n"], empirical["parse_failures"]) == (100 / 3, 3, 1)
+    assert sorted(d["breakdowns"]) == sorted(f"by_{f}" for f in LABEL_FAMILIES)
 
 
 def test_no_rows_scores_nothing(case):
@@ -104,7 +122,9 @@ def test_no_rows_scores_nothing(case):
     assert math.isnan(s.boot_lo)
     d = json.loads(json.dumps(s.to_dict(), allow_nan=False))
     assert d["accuracy"] is None
+    assert (d["score"], d["ci_low"], d["ci_high"]) == (None, None, None)
     assert d["bootstrap"]["ci_low"] is None
+    check_score_json(d)
 
 
 def test_unknown_or_duplicate_rows_are_rejected(case, make_item, make_row):

@@ -67,7 +67,9 @@ def demo_eval(
         )
         with RunStore(rundir) as store:
             rows = store.rows(summary.info.run_id)
-        d = score_run(rows, covered_items(summary.info, items)).to_dict()
-        results[spec] = {k: d[k] for k in ("accuracy", "ci_low", "ci_high", "n", "parse_failures")}
+        s = score_run(rows, covered_items(summary.info, items))
+        a = s.overall  # accuracy and its Wilson interval on 0-1 (the score JSON has them in percent)
+        results[spec] = {"accuracy": a.value if a.n else None, "ci_low": a.lo, "ci_high": a.hi, "n": a.n,
+                         "parse_failures": s.parse_failures}  # fmt: skip
     results["report"] = str(report_runs([rundir], out / "eval-report.html", seed=seed))
     return results

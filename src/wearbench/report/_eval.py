@@ -22,6 +22,8 @@ from wearbench._version import __version__
 from wearbench.bench import load_context, read_items
 from wearbench.questions import Item, UserContext
 from wearbench.report import _eval_html as H
+from wearbench.report._cgm import cgm_parts
+from wearbench.report._cgm_html import CSS as CGM_CSS
 from wearbench.runner import ResultRow, RunInfo, RunStore
 from wearbench.scoring import (
     LABEL_FAMILIES,
@@ -145,9 +147,7 @@ def _examples(items: Sequence[Item], runs: Sequence[_Run], bench_dir: Path | Non
     )
 
 
-def _meta(
-    runs: Sequence[_Run], items: Sequence[Item], seed: int, n_boot: int, generated: str | None
-) -> list[str]:
+def _meta(runs: Sequence[_Run], items: Sequence[Item], seed: int, n_boot: int) -> list[str]:
     hashes = sorted({r.info.bench_hash[:12] for r in runs})
     users = len({i.user_id for i in items})
     lines = [
@@ -156,8 +156,6 @@ def _meta(
         f"Accuracy intervals: Wilson 95%; per-user bootstrap 95% percentile intervals over users "
         f"({n_boot} replicates, seed {seed}). Chance is 0.1 (ten options).",
     ]
-    if generated:
-        lines.append(f"Generated {generated}")
     return lines
 
 
@@ -195,6 +193,39 @@ def write_eval_report(
         WearbenchError: Without runs, without a way to find the items, or on rows that do not
             belong to the benchmark.
     """
+    meta, sections = eval_parts(
+        runs, bench_dir=bench_dir, n_examples=n_examples, items=items, seed=seed, n_boot=n_boot
+    )
+    meta += [f"Generated {generated}"] if generated else []
+    page = H.document(title, meta, sections)
+    return write_text_atomic(out, page)  # a failed write leaves the previous report intact
+
+
+def eval_parts(
+    runs: Sequence[tuple[RunInfo, Sequence[ResultRow]]],
+    *,
+    bench_dir: Path | None = None,
+    n_examples: int = 6,
+    items: Sequence[Item] | None = None,
+    seed: int = 0,
+    n_boot: int = 2000,
+    prefix: str = "",
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Meta lines and ``(id, title, html)`` sections of WearableQA runs (see :func:`write_eval_report`).
+
+    Args:
+        runs: As :func:`write_eval_report`; ``bench_dir``, ``n_examples``, ``items``, ``seed``
+            and ``n_boot`` too.
+        bench_dir: Benchmark folder.
+        n_examples: Example items shown.
+        items: The benchmark's items, if already loaded.
+        seed: Bootstrap seed.
+        n_boot: Bootstrap replicates.
+        prefix: Put before every section title (``WearableQA: `` beside HealthLoopQA runs).
+
+    Raises:
+        WearbenchError: As :func:`write_eval_report`.
+    """
     if not runs:
         raise WearbenchError("no runs to report")
     all_items = _resolve_items(runs, bench_dir, items)
@@ -212,9 +243,8 @@ def write_eval_report(
     from wearbench.report._eval_plots import plot_style
 
     with plot_style():
-        sections = _sections(scored, board, all_items, bench_dir, n_examples, seed, n_boot)
-    page = H.document(title, _meta(scored, all_items, seed, n_boot, generated), sections)
-    return write_text_atomic(out, page)  # a failed write leaves the previous report intact
+        sections = _sections(scored, board, all_items, bench_dir, n_examples, seed, n_boot, prefix)
+    return _meta(scored, all_items, seed, n_boot), sections
 
 
 def _sections(
@@ -225,6 +255,7 @@ def _sections(
     n_examples: int,
     seed: int,
     n_boot: int,
+    prefix: str = "",
 ) -> list[tuple[str, str, str]]:
     specs = [
         ("leaderboard", "Leaderboard", H.leaderboard_table([(r.tag, r.info, r.score) for r in board]),
@@ -239,20 +270,27 @@ def _sections(
         ("examples", "Example items", _examples(items, runs, bench_dir, n_examples),
          "Gold answer in green; each run's pick tagged blue (right) or red (wrong); responses verbatim."),
     ]  # fmt: skip
-    return [(sid, title, H.section(sid, title, body, intro)) for sid, title, body, intro in specs if body]
+    return [
+        (sid, prefix + title, H.section(sid, prefix + title, body, intro))
+        for sid, title, body, intro in specs
+        if body
+    ]
 
 
 def report_runs(
     rundirs: Sequence[Path], out: Path, *, n_examples: int = 6, seed: int = 0, n_boot: int = 2000
 ) -> Path:
-    """Write the evaluation report of every run in the given run folders.
+    """Write the evaluation report of every run in the given run folders, of either kind.
 
-    The runs must share one benchmark (same ``items.jsonl`` hash); its folder, as recorded in the
-    runs, provides the items and the series of the examples.
+    WearableQA runs must share one benchmark (same ``items.jsonl`` hash), whose folder, as
+    recorded in the runs, provides the items and the series of the examples; so must
+    HealthLoopQA runs (a run folder may hold runs of both kinds). The page shows the
+    WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``); the two kinds
+    never share a table.
 
     Raises:
-        WearbenchError: Without runs, with runs on different benchmarks, when the benchmark
-            folder is gone or changed, or for a HealthLoopQA run (not in the report yet).
+        WearbenchError: Without runs, with runs of one kind on different benchmarks, or when a
+            benchmark folder is gone or changed.
     """
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
     for rundir in rundirs:
@@ -262,14 +300,25 @@ def report_runs(
             runs += [(info, store.rows(info.run_id)) for info in store.runs()]
     if not runs:
         raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
-    cgm = [info.run_id for info, _ in runs if is_cgm_run(info)]
+    cgm = [(info, rows) for info, rows in runs if is_cgm_run(info)]
+    wqa = [(info, rows) for info, rows in runs if not is_cgm_run(info)]
+    meta: list[str] = []
+    sections: list[tuple[str, str, str]] = []
+    if wqa:
+        if len({info.bench_hash for info, _ in wqa}) > 1:
+            raise WearbenchError("the runs were made on different benchmarks; report them separately")
+        check_bench(wqa[0][0])
+        m, s = eval_parts(
+            wqa, bench_dir=Path(wqa[0][0].bench), n_examples=n_examples, seed=seed, n_boot=n_boot,
+            prefix="WearableQA: " if cgm else "",
+        )  # fmt: skip
+        meta, sections = m, s
     if cgm:
-        raise WearbenchError(
-            f"{', '.join(cgm[:3])}: HealthLoopQA runs are not in the HTML report yet; "
-            "`wearbench score RUNDIR` prints their tables"
-        )
-    if len({info.bench_hash for info, _ in runs}) > 1:
-        raise WearbenchError("the runs were made on different benchmarks; report them separately")
-    check_bench(runs[0][0])
-    bench_dir = Path(runs[0][0].bench)
-    return write_eval_report(runs, out, bench_dir=bench_dir, n_examples=n_examples, seed=seed, n_boot=n_boot)
+        from wearbench.report._eval_plots import plot_style
+
+        with plot_style():
+            m, s = cgm_parts(cgm, seed=seed, n_boot=n_boot)
+        meta += m if wqa else [*m, f"wearbench {__version__}"]
+        sections += s
+    page = H.document("wearbench evaluation report", meta, sections, css=CGM_CSS if cgm else "")
+    return write_text_atomic(out, page)

@@ -223,18 +223,19 @@ def section(section_id: str, title: str, body: str, intro: str = "") -> str:
     return f'<section id="{escape(section_id)}"><h2>{escape(title)}</h2>{note}{body}</section>'
 
 
-def document(title: str, meta: Sequence[str], sections: Sequence[tuple[str, str, str]]) -> str:
+def document(title: str, meta: Sequence[str], sections: Sequence[tuple[str, str, str]], css: str = "") -> str:
     """The whole page.
 
     Args:
         title: Page title (escaped).
         meta: Lines of generation info (escaped).
         sections: ``(id, title, html)`` per section, linked from a navigation bar.
+        css: Extra style rules, appended to the page's own.
     """
     nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t, _ in sections)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{escape(title)}</title><style>{_CSS}{css}</style></head><body>\n"
         f"<h1>{escape(title)}</h1>"
         + "".join(f'<p class="meta">{escape(m)}</p>' for m in meta)
         + f"<nav>{nav}</nav>\n"

@@ -51,7 +51,8 @@ def figure_uri(fig: Figure, dpi: int = 96) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _colour(i: int) -> str:
+def run_colour(i: int) -> str:
+    """The colour of the i-th run in every figure (a fixed cycle of eight)."""
     return _COLOURS[i % len(_COLOURS)]
 
 
@@ -74,7 +75,7 @@ def plot_label_family(family: str, runs: Sequence[tuple[str, Mapping[str, Accura
         lo = np.array([a.lo if a and a.n else np.nan for a in got])
         hi = np.array([a.hi if a and a.n else np.nan for a in got])
         pos = x - 0.4 + width * (i + 0.5)
-        ax.bar(pos, val, width * 0.92, color=_colour(i), label=name)
+        ax.bar(pos, val, width * 0.92, color=run_colour(i), label=name)
         ax.errorbar(pos, val, yerr=[val - lo, hi - val], fmt="none", ecolor="black", capsize=2, lw=0.8)
     ax.axhline(0.1, color="grey", ls="--", lw=0.8, label="chance")
     n = {lab: max((accs[lab].n for _, accs in runs if lab in accs), default=0) for lab in labels}
@@ -100,7 +101,7 @@ def plot_position_bias(runs: Sequence[tuple[str, PositionBias]]) -> Figure:
     for i, (ax, (name, bias)) in enumerate(zip(axes, runs, strict=False)):
         n_chosen = max(sum(bias.chosen.values()), 1)
         n_gold = max(sum(bias.gold.values()), 1)
-        ax.bar(x, [bias.chosen[c] / n_chosen for c in LETTERS], color=_colour(i), label="chosen")
+        ax.bar(x, [bias.chosen[c] / n_chosen for c in LETTERS], color=run_colour(i), label="chosen")
         ax.step(x, [bias.gold[c] / n_gold for c in LETTERS], where="mid", color="black", lw=1.2, label="gold")
         ax.axhline(0.1, color="grey", ls="--", lw=0.8)
         ax.set_xticks(x, list(LETTERS))

@@ -21,7 +21,14 @@ from wearbench.scoring._breakdown import (
     score_runs,
     score_store,
 )
-from wearbench.scoring._cgm import TABLE_FAMILIES, CGMRunScore, is_cgm_run, score_cgm, score_cgm_run
+from wearbench.scoring._cgm import (
+    CGM_BREAKDOWNS,
+    TABLE_FAMILIES,
+    CGMRunScore,
+    is_cgm_run,
+    score_cgm,
+    score_cgm_run,
+)
 from wearbench.scoring._compare import Comparison, compare_runs, mcnemar_exact
 from wearbench.scoring._extract import (
     ANSWER_TYPES,
@@ -45,13 +52,17 @@ from wearbench.scoring._freeform import (
     set_f1,
     smape,
 )
+from wearbench.scoring._schema import GROUP_SCHEMA, SCORE_JSON_SCHEMA, check_score_json
 from wearbench.scoring._solve import SolveResult, solve_benchmark
 
 __all__ = [
     "ANSWER_TYPES",
+    "CGM_BREAKDOWNS",
+    "GROUP_SCHEMA",
     "LABEL_FAMILIES",
     "METRICS",
     "ROW_FIELDS",
+    "SCORE_JSON_SCHEMA",
     "TABLE_FAMILIES",
     "Accuracy",
     "Affiliation",
@@ -71,6 +82,7 @@ __all__ = [
     "affiliation_from_events",
     "align_rows",
     "check_bench",
+    "check_score_json",
     "clean_intervals",
     "cluster_bootstrap_ci",
     "compare_runs",

@@ -6,7 +6,7 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,7 @@ class RunScore:
         model: Model spec of the rows.
         setting: Setting key of the rows.
         error_messages: The most common error messages (up to 3) with their counts.
+        label_parse_failures: Family → label → parse failures among that label's scored items.
     """
 
     overall: Accuracy
@@ -96,6 +97,7 @@ class RunScore:
     model: str | None = None
     setting: str | None = None
     error_messages: tuple[tuple[str, int], ...] = ()
+    label_parse_failures: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @property
     def parse_failure_rate(self) -> float | None:
@@ -103,16 +105,27 @@ class RunScore:
         return self.parse_failures / self.overall.n if self.overall.n else None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; ``accuracy``, ``ci_low``, ``ci_high``, ``n``, ``parse_failures`` on top."""
+        """JSON-ready form in the one score schema (:data:`SCORE_JSON_SCHEMA`), kind ``wearableqa``.
+
+        ``score`` is the accuracy in percent (0–100) and ``ci_low``/``ci_high`` its Wilson 95%
+        interval in percent (``ci_method`` ``wilson``); ``accuracy`` keeps the 0–1 value, and
+        ``by_label`` and ``bootstrap`` keep their 0–1 forms. ``breakdowns`` holds ``by_<family>``
+        per label family, each label as ``{"score", "ci_low", "ci_high", "n", "k",
+        "parse_failures"}`` in percent.
+        """
+        a = self.overall
         return {
+            "kind": "wearableqa",
             "run_id": self.run_id,
             "model": self.model,
             "setting": self.setting,
-            "accuracy": self.overall.value if self.overall.n else None,
-            "ci_low": self.overall.lo,
-            "ci_high": self.overall.hi,
-            "n": self.overall.n,
-            "k": self.overall.k,
+            "score": 100 * a.k / a.n if a.n else None,
+            "ci_low": 100 * a.lo if a.n else None,
+            "ci_high": 100 * a.hi if a.n else None,
+            "ci_method": "wilson",
+            "accuracy": a.value if a.n else None,
+            "n": a.n,
+            "k": a.k,
             "parse_failures": self.parse_failures,
             "parse_failure_rate": self.parse_failure_rate,
             "errors": self.errors,
@@ -127,6 +140,7 @@ class RunScore:
                 "n_boot": self.n_boot,
                 "seed": self.seed,
             },
+            "breakdowns": self._breakdowns(),
             "by_label": {f: {k: a.to_dict() for k, a in d.items()} for f, d in self.by_label.items()},
             "position_bias": self.position.to_dict(),
             "tokens": {
@@ -138,6 +152,23 @@ class RunScore:
             "cost_usd": self.cost_usd,
             "mean_latency_s": self.mean_latency_s,
         }
+
+    def _breakdowns(self) -> dict[str, dict[str, dict[str, Any]]]:
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        for family, accs in self.by_label.items():
+            failures = self.label_parse_failures.get(family, {})
+            out[f"by_{family}"] = {
+                label: {
+                    "score": 100 * a.k / a.n if a.n else None,
+                    "ci_low": 100 * a.lo if a.n else None,
+                    "ci_high": 100 * a.hi if a.n else None,
+                    "n": a.n,
+                    "k": a.k,
+                    "parse_failures": failures.get(label, 0),
+                }
+                for label, a in accs.items()
+            }
+        return out
 
     def summary_line(self) -> str:
         """One line: accuracy with both intervals, parse failures, errors, missing items.
@@ -260,6 +291,16 @@ def _by_label(pairs: Sequence[tuple[Item, bool]]) -> dict[str, dict[str, Accurac
     return out
 
 
+def _label_failures(scored: Sequence[tuple[Item, ResultRow]]) -> dict[str, dict[str, int]]:
+    """Family → label → parse failures, over the given rows (labels with none are left out)."""
+    out: dict[str, dict[str, int]] = {}
+    for family in LABEL_FAMILIES:
+        tally = Counter(str(getattr(item, family)) for item, r in scored
+                        if r.parse_failed and getattr(item, family) is not None)  # fmt: skip
+        out[family] = dict(sorted(tally.items()))
+    return out
+
+
 def _mean(xs: Sequence[float]) -> float | None:
     return math.fsum(xs) / len(xs) if xs else None
 
@@ -323,6 +364,7 @@ def score_run(
         model=scored[0][1].model if scored else None,
         setting=scored[0][1].setting if scored else None,
         error_messages=tuple(Counter(r.error[:200] for _, r in scored if r.error).most_common(3)),
+        label_parse_failures=_label_failures(scored_ok),
     )
 
 
@@ -384,8 +426,9 @@ def score_runs(
 
     A WearableQA run gets a :class:`RunScore` (as :func:`score_store`), a HealthLoopQA run a
     :class:`CGMRunScore` (:func:`score_cgm`); both have ``to_dict``, ``to_text`` and
-    ``summary_line``, and ``to_dict`` has ``ci_low``, ``ci_high``, ``n`` and ``parse_failures``
-    on top (a HealthLoopQA one also ``kind`` and ``score``; a WearableQA one is unchanged).
+    ``summary_line``, and ``to_dict`` follows the one schema :data:`SCORE_JSON_SCHEMA` (``kind``,
+    ``score`` on 0–100, ``ci_low``, ``ci_high``, ``ci_method``, ``n``, ``parse_failures``,
+    ``breakdowns`` …), each kind with its own keys beside.
 
     Raises:
         WearbenchError: As :func:`score_store`, or :func:`score_cgm` for a HealthLoopQA run.

@@ -25,6 +25,13 @@ from wearbench.scoring._freeform import _summary, healthloopqa_breakdown, score_
 #: Families in the seed's Table 2 order.
 TABLE_FAMILIES: tuple[str, ...] = ("pm", "ad", "pd")
 
+#: The breakdowns of a HealthLoopQA score, each also a top-level key (``by_family`` is in the
+#: command-line contract; the others stay for existing readers).
+CGM_BREAKDOWNS: tuple[str, ...] = (
+    "by_family", "by_level", "by_family_level", "by_template", "by_atomic_path", "by_ability",
+    "by_complexity",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class CGMRunScore:
@@ -37,8 +44,10 @@ class CGMRunScore:
     result: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        """The result: ``kind``, ``score``, ``ci_low``, ``ci_high``, ``n``, ``parse_failures``, ``by_*``.
+        """The result in the one score schema (:data:`SCORE_JSON_SCHEMA`), kind ``healthloopqa``.
 
+        ``score``, ``ci_low``, ``ci_high`` (``ci_method`` ``patient_bootstrap``), ``n``,
+        ``parse_failures``, ``breakdowns`` (:data:`CGM_BREAKDOWNS`), each breakdown also on top.
         Scores are on 0–100; ``docs/cgm-eval.md`` lists every key.
         """
         return dict(self.result)
@@ -138,6 +147,8 @@ def score_cgm_run(
         k: _summary(v, seed=seed, n_boot=n_boot, level=0.95) for k, v in sorted(cells.items())
     }
     out["template_metrics"] = _template_metrics(items, values)
+    out["ci_method"] = "patient_bootstrap"
+    out["breakdowns"] = {k: out[k] for k in CGM_BREAKDOWNS}
     out.update(
         run_id=info.run_id, model=info.model, setting=info.setting.key(), bench=info.bench, errors=errors,
         n_items=len(items), missing=len(set(by_id) - {r.item_id for r in stored}),
@@ -148,14 +159,14 @@ def score_cgm_run(
 def _template_metrics(
     items: Sequence[CGMItem], values: Mapping[str, list[float]]
 ) -> dict[str, dict[str, Any]]:
-    """Per template: level, metric and the mean metric value over its parsed answers."""
+    """Per template: family, level, answer type, metric and the mean metric value over its parsed answers."""
     out: dict[str, dict[str, Any]] = {}
     for item in items:
         if item.template not in out:
             v = values.get(item.template, [])
             out[item.template] = {
-                "family": item.family, "level": item.level, "metric": item.metric,
-                "value": math.fsum(v) / len(v) if v else None,
+                "family": item.family, "level": item.level, "answer_type": item.answer_type,
+                "metric": item.metric, "value": math.fsum(v) / len(v) if v else None,
             }  # fmt: skip
     return out
 
