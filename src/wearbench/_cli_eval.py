@@ -166,6 +166,8 @@ def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
 
     WearableQA runs: accuracy overall and by label. HealthLoopQA runs: the 0-100 item score
     overall, by family x level (the seed's Table 2) and by template, with parse failures.
+    The JSON has one schema for both kinds (kind, score on 0-100, ci_low, ci_high, n,
+    parse_failures, breakdowns; docs/cgm-eval.md).
     """
     from wearbench.scoring import score_runs
 
@@ -183,7 +185,11 @@ def score_cmd(rundir: Path, run_id: str | None, fmt: str) -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True,
               help="HTML file to write.")  # fmt: skip
 def report_cmd(rundirs: tuple[Path, ...], out: Path) -> None:
-    """One self-contained HTML report (leaderboard, per-label bars, position bias, examples)."""
+    """One self-contained HTML report of every run in RUNDIRS, WearableQA and HealthLoopQA.
+
+    WearableQA: leaderboard, per-label bars, position bias, examples. HealthLoopQA: runs,
+    the Table 2 shape (family x level), a figure, and one row per template.
+    """
     from wearbench.report import report_runs
 
     path = report_runs(list(rundirs), out)
