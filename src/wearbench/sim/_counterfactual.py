@@ -12,7 +12,9 @@ bit for bit the same as ``run_loop`` with the numba step): every member then run
 own checkpoint to its own stop, and starts from the latest checkpoint at or before the first
 minute its inputs differ from the run's (a late-night snack at 23:00 requested at noon re-runs
 from 23:00); the minutes before are the run's own streams, which that re-run would reproduce bit
-for bit.
+for bit. A member with unannounced carbs (``MealNow(..., announced=False)``) always takes
+``run_loop``, whose meal stage is then told only of the announced carbs (the compiled loop
+announces every carb eaten).
 See ``docs/cgm-counterfactual.md``.
 """
 
@@ -27,7 +29,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.sim._events import Event, EventInputs
 from wearbench.sim._fast import FAST_ROWS, STATE_ROWS, fast_resume_supports, pack_state, resume_fast
-from wearbench.sim._loop import RECORDED, Dose, PumpStage, run_loop
+from wearbench.sim._loop import RECORDED, Dose, MealStage, PumpStage, run_loop
 from wearbench.sim._run import SimulationRun
 from wearbench.sim._state import select_params, select_patients, select_state
 from wearbench.sim.controller import ControllerAction
@@ -136,10 +138,10 @@ def simulate_counterfactuals(
         WearbenchError: As :func:`simulate_counterfactual`, naming the request.
     """
     checked = [_check(run, i, r) for i, r in enumerate(requests)]
-    if checked and compiled and _compiled(run):
-        return _run_compiled(run, checked)
-    order = sorted(range(len(checked)), key=lambda i: checked[i].at)
     results: dict[int, CounterfactualResult] = {}
+    if checked and compiled and _compiled(run):
+        results = _run_compiled(run, checked)
+    order = sorted((i for i in range(len(checked)) if i not in results), key=lambda i: checked[i].at)
     batch: list[int] = []
     for i in order:
         if batch and checked[i].at - run.checkpoint_before(checked[batch[0]].at).minute > window:
@@ -179,9 +181,12 @@ def _run_batch(
     controller, (sensor, meals, pump), rescue = select_patients((cp.controller, cp.stages, cp.rescue), idx, n)
     if inputs.insulin.any():
         pump = ExtraInsulin(pump, inputs.insulin)
+    eaten = inputs.eaten
+    if inputs.hidden.any():
+        meals, eaten = AnnouncedOnly(meals, inputs.eaten), inputs.all_eaten
     exercise = inputs.exercise if run.exercise is not None or inputs.exercise.any() else None
     rec = run_loop(
-        select_params(run.params, idx), select_state(cp.patient, idx), inputs.eaten, controller,
+        select_params(run.params, idx), select_state(cp.patient, idx), eaten, controller,
         (sensor, meals, pump), run.substeps, exercise, start=cp.minute, stop=stop, z=cp.z[idx],
         engine=run.engine, rescue=rescue,
     )  # fmt: skip
@@ -189,7 +194,7 @@ def _run_batch(
     for k, r in enumerate(members):
         end = r.at + (r.horizon or 0)
         streams = {s: v[: end - cp.minute, k].copy() for s, v in rec.items()}
-        streams["carbs_eaten"] = inputs.eaten[k, cp.minute : end].copy()
+        streams["carbs_eaten"] = eaten[k, cp.minute : end].copy()
         streams["exercise"] = inputs.exercise[k, cp.minute : end].copy()
         out[batch[k]] = CounterfactualResult(r, run.patients[int(r.patient)], cp.minute, end, streams)
     return out
@@ -201,7 +206,7 @@ def _inputs(
     """The members' input rows (patients ``idx``) with each member's event injected."""
     shape = (len(idx), run.minutes)
     exercise = np.zeros(shape) if run.exercise is None else run.exercise[idx]
-    inputs = EventInputs(eaten=run.eaten[idx], exercise=exercise, insulin=np.zeros(shape))
+    inputs = EventInputs(run.eaten[idx], exercise, np.zeros(shape), hidden=np.zeros(shape))
     for k, r in enumerate(members):
         where = f"counterfactual {numbers[k]} ({type(r.event).__name__} at minute {r.at})"
         try:
@@ -218,10 +223,19 @@ def _compiled(run: SimulationRun) -> bool:
     return fast_resume_supports(run.checkpoints[min(run.checkpoints)], run.engine)
 
 
-def _run_compiled(run: SimulationRun, reqs: list[Counterfactual]) -> list[CounterfactualResult]:
-    """Every request through :func:`resume_fast`, each from its own checkpoint (one call)."""
-    idx = np.array([int(r.patient) for r in reqs], dtype=np.intp)
-    inputs = _inputs(run, idx, reqs, list(range(len(reqs))))
+def _run_compiled(run: SimulationRun, checked: list[Counterfactual]) -> dict[int, CounterfactualResult]:
+    """Requests through :func:`resume_fast`, each from its own checkpoint (one call), by number.
+
+    Requests with unannounced carbs are left out (the compiled loop announces every carb).
+    """
+    idx = np.array([int(r.patient) for r in checked], dtype=np.intp)
+    inputs = _inputs(run, idx, checked, list(range(len(checked))))
+    numbers = np.flatnonzero(~inputs.hidden.any(axis=1))
+    if not numbers.size:
+        return {}
+    if len(numbers) < len(checked):
+        idx, inputs = idx[numbers], _select(inputs, numbers)
+    reqs = [checked[i] for i in numbers]
     marks = np.array(sorted(run.checkpoints), dtype=np.int64)
     at = np.array([r.at for r in reqs], dtype=np.int64)
     stop = at + np.array([r.horizon or 0 for r in reqs], dtype=np.int64)
@@ -242,10 +256,17 @@ def _run_compiled(run: SimulationRun, reqs: list[Counterfactual]) -> list[Counte
         exercise=inputs.exercise if ex_on.any() else None, exercise_on=ex_on,
         extra_insulin=inputs.insulin if inputs.insulin.any() else None,
     )  # fmt: skip
-    return [
-        _compiled_result(run, inputs, out, k, r, (int(begin[k]), int(start[k]), int(stop[k])))
+    return {
+        int(numbers[k]): _compiled_result(
+            run, inputs, out, k, r, (int(begin[k]), int(start[k]), int(stop[k]))
+        )
         for k, r in enumerate(reqs)
-    ]
+    }
+
+
+def _select(inputs: EventInputs, rows: np.ndarray) -> EventInputs:
+    """The members ``rows`` of ``inputs`` (copies)."""
+    return EventInputs(inputs.eaten[rows], inputs.exercise[rows], inputs.insulin[rows], inputs.hidden[rows])
 
 
 def _first_change(
@@ -287,6 +308,22 @@ def _compiled_result(
     streams["carbs_eaten"] = inputs.eaten[k, begin:stop].copy()
     streams["exercise"] = inputs.exercise[k, begin:stop].copy()
     return CounterfactualResult(r, run.patients[p], begin, stop, streams)
+
+
+class AnnouncedOnly:
+    """The meal stage told only of the announced carbs; the rest of what is eaten stays unannounced.
+
+    Args:
+        inner: The meal stage.
+        announced: Carbs (g) per member and minute the controller may be told of, shape
+            ``(M, minutes)`` (the loop's ``eaten`` adds the unannounced carbs to them).
+    """
+
+    def __init__(self, inner: MealStage, announced: FloatArray) -> None:
+        self.inner, self.announced = inner, announced
+
+    def announce(self, minute: int, eaten: FloatArray) -> FloatArray:
+        return self.inner.announce(minute, self.announced[:, minute])
 
 
 class ExtraInsulin:

@@ -3,8 +3,10 @@
 Each event writes into one member's rows of the inputs (carbs eaten, exercise intensity, extra
 insulin), indexed by minute of the run; minute ``at`` is "now". Meals go through the meal
 stage like any meal (announced, so the controller boluses for them, unless a fault hides
-them); exercise follows the session profiles of :func:`~wearbench.sim.exercise_array`; magnitudes
-become intensity with :func:`~wearbench.sim.scenario.running_intensity` and
+them), except ``MealNow(..., announced=False)``: carbs eaten that the controller is never told
+of (an unbolused snack), so the loop reacts only through glucose. Exercise follows the session
+profiles of :func:`~wearbench.sim.exercise_array`; magnitudes become intensity with
+:func:`~wearbench.sim.scenario.running_intensity` and
 :func:`~wearbench.sim.scenario.cycling_intensity`. See ``docs/cgm-counterfactual.md``.
 """
 
@@ -46,26 +48,45 @@ class MemberInputs:
         eaten: Carbs eaten (g) per minute.
         exercise: Exercise intensity (0-1) per minute.
         insulin: Extra insulin taken by hand (U) per minute.
+        hidden: Carbs eaten (g) per minute that are not announced to the controller (on top of
+            ``eaten``), or None: these inputs take none.
     """
 
     eaten: FloatArray
     exercise: FloatArray
     insulin: FloatArray
+    hidden: FloatArray | None = None
 
     @property
     def minutes(self) -> int:
         """Minutes in the run."""
         return len(self.eaten)
 
-    def add_meal(self, minute: int, carbs_g: float) -> None:
-        """Eat ``carbs_g`` more at ``minute`` (the minute's total must stay within one meal's bounds)."""
+    def add_meal(self, minute: int, carbs_g: float, *, announced: bool = True) -> None:
+        """Eat ``carbs_g`` more at ``minute`` (the minute's total must stay within one meal's bounds).
+
+        Args:
+            minute: Minute of the run.
+            carbs_g: Carbohydrate (g), at least 0.
+            announced: False: the carbs go to ``hidden``, eaten but not announced.
+
+        Raises:
+            WearbenchError: The minute's total (announced and not) leaves the meal bounds, or
+                unannounced carbs where ``hidden`` is None.
+        """
         lo, hi = MEAL_CARBS_G
-        total = self.eaten[minute] + carbs_g
+        extra = 0.0 if self.hidden is None else float(self.hidden[minute])
+        total = self.eaten[minute] + extra + carbs_g
         if not (np.isfinite(carbs_g) and carbs_g >= 0 and lo <= total <= hi):
             raise WearbenchError(
                 f"{carbs_g:g} g of carbs at minute {minute} gives {total:g} g, outside {lo:g}-{hi:g} g"
             )
-        self.eaten[minute] = total
+        if announced:
+            self.eaten[minute] += carbs_g
+        elif self.hidden is None:
+            raise WearbenchError(f"unannounced carbs at minute {minute}: these inputs take none")
+        else:
+            self.hidden[minute] = extra + carbs_g
 
     def add_session(self, start: int, duration: int, kind: str, intensity: float) -> None:
         """An exercise session (profile of :func:`~wearbench.sim.exercise_array`), overlaps take the max."""
@@ -87,10 +108,16 @@ class EventInputs:
     eaten: FloatArray
     exercise: FloatArray
     insulin: FloatArray
+    hidden: FloatArray
 
     def row(self, k: int) -> MemberInputs:
         """Member ``k``'s rows (views)."""
-        return MemberInputs(self.eaten[k], self.exercise[k], self.insulin[k])
+        return MemberInputs(self.eaten[k], self.exercise[k], self.insulin[k], self.hidden[k])
+
+    @property
+    def all_eaten(self) -> FloatArray:
+        """Every carb eaten (g), announced or not."""
+        return self.eaten + self.hidden
 
 
 class Event(Protocol):
@@ -146,16 +173,19 @@ class CycleNow:
 
 @dataclass(frozen=True)
 class MealNow:
-    """A meal of ``carbs_g`` eaten (and announced) at minute ``at``.
+    """A meal of ``carbs_g`` eaten at minute ``at``, announced to the controller unless told not.
 
     Attributes:
         carbs_g: Carbohydrate (g).
+        announced: False: the controller is never told of the carbs (no meal bolus; an unbolused
+            snack), the loop sees them only through glucose.
     """
 
     carbs_g: float
+    announced: bool = True
 
     def inject(self, inputs: MemberInputs, at: int, body_weight_kg: float) -> None:
-        inputs.add_meal(at, self.carbs_g)
+        inputs.add_meal(at, self.carbs_g, announced=self.announced)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ RUN = RunNow(30, 8.0)  #: a 30-min run at 8 km/h on the flat
 CYCLE = CycleNow(20, 90.0)  #: 20 min of cycling at 90 W (the seed's normal_day cycling)
 BREAKFAST = MealNow(50.0)  #: a 50 g breakfast (middle of the profile's 40-60 g)
 MEAL = MealNow(60.0)  #: a 60 g meal (pd_14)
-SNACK = MealNow(25.0)  #: a 25 g late-night snack at 22:00 (the seed's late_night_snack: 22-24 h)
+#: A 25 g late-night snack at 22:00 (the seed's late_night_snack: 22-24 h), eaten without a bolus:
+#: the controller is not told of it and sees it only through glucose (pd_3, pd_15).
+SNACK = MealNow(25.0, announced=False)
 INSULIN = InsulinNow(1.0)  #: 1 U of rapid-acting insulin taken by hand
 HEAVY_LUNCH_G = 200.0  #: the overeating lunch, g (the seed's 160-240 g)
 #: The normal day of pd_17: (hour, carbs g); lunch at 12:00 (in the seed's 09-13 window) and dinner
@@ -38,6 +40,7 @@ NORMAL_MEALS = ((7.0, 45.0), (10.0, 10.0), (12.0, 70.0), (16.0, 10.0), (18.0, 80
 NORMAL = NormalDay(meals=NORMAL_MEALS)
 CORRECTION_MGDL = 250.0  #: pd_13: level-2 hyperglycaemia (> 250 mg/dL) calls for a correction
 SWING_MGDL = 60.0  #: pd_14: a swing is max - min above this
+CLOSE_MGDL = 1.0  #: pd_9: drops closer than this (mg/dL) are too close to call (no answer)
 RISE_WINDOW = 180  #: minutes after a meal in which its peak is sought (pd_11, pd_17)
 
 Request = tuple[int, Event, int]  #: (injection minute, event, horizon min)
@@ -181,11 +184,11 @@ def _yes(flag: bool) -> str:
     answer_type="yes_no",
     metric="accuracy",
     sampler="now:2200",
-    question="It is {time} on day {day}. If I eat a 25 g snack now, will my glucose go above "
-    "180 mg/dL within the next 5 hours?",
+    question="It is {time} on day {day}. If I eat a 25 g snack now without bolusing for it (my pump "
+    "is not told about it), will my glucose go above 180 mg/dL within the next 5 hours?",
 )
 def snack_goes_high(record: PatientRecord, params: Params, traces: list[Trace]) -> str | None:
-    """``yes`` when a reading in (now, now + 5 h] exceeds 180 mg/dL after the snack."""
+    """``yes`` when a reading in (now, now + 5 h] exceeds 180 mg/dL after the unbolused snack."""
     v = traces[0].between(_now(params) + 1, _now(params) + 300)
     return None if np.isnan(v).all() else _yes(bool(np.nanmax(v) > HYPER_MGDL))
 
@@ -255,8 +258,14 @@ def cycle_change(record: PatientRecord, params: Params, traces: list[Trace]) -> 
     return _change(traces[0], _now(params), _now(params) + 80)
 
 
+def pair_events(params: Params) -> tuple[RunNow, CycleNow]:
+    """pd_9's two sessions, from the params of its ``exercise_now`` sampler."""
+    run = RunNow(int(params["run_min"]), float(params["run_kmh"]))
+    return run, CycleNow(int(params["cycle_min"]), float(params["cycle_w"]))
+
+
 def _both(record: PatientRecord, params: Params) -> list[Request]:
-    return [(_now(params), RUN, 120), (_now(params), CYCLE, 120)]
+    return [(_now(params), event, 120) for event in pair_events(params)]
 
 
 @whatif(
@@ -266,12 +275,16 @@ def _both(record: PatientRecord, params: Params) -> list[Request]:
     answer_type="category",
     metric="accuracy",
     categories=("cycling", "running"),
-    sampler="now:0700+1000+1500+1800",
+    sampler="exercise_now:0700+1000+1500+1800",
     question="It is {time} on day {day}. Which would lower my glucose more over the next 2 hours: "
-    "cycling for 20 minutes at 90 W now, or running for 30 minutes at 8 km/h now?",
+    "cycling for {cycle_min} minutes at {cycle_w} W now, or running for {run_min} minutes at "
+    "{run_kmh} km/h on the flat now?",
 )
 def larger_drop(record: PatientRecord, params: Params, traces: list[Trace]) -> str | None:
-    """The session whose drop (reading now − lowest in (now, now + 2 h]) is larger; a tie: none."""
+    """The session whose drop (reading now − lowest in (now, now + 2 h]) is larger.
+
+    None when the drops (1 dp) differ by less than :data:`CLOSE_MGDL`: too close to call.
+    """
     now = _now(params)
     drops = []
     for trace in traces:
@@ -280,7 +293,7 @@ def larger_drop(record: PatientRecord, params: Params, traces: list[Trace]) -> s
             return None
         drops.append(round(base - float(np.nanmin(v)), 1))
     run, cycle = drops
-    return None if run == cycle else ("running" if run > cycle else "cycling")
+    return None if round(abs(run - cycle), 1) < CLOSE_MGDL else ("running" if run > cycle else "cycling")
 
 
 @whatif(
@@ -345,15 +358,15 @@ def meal_swing(record: PatientRecord, params: Params, traces: list[Trace]) -> st
     answer_type="yes_no",
     metric="accuracy",
     sampler="now:2200",
-    question="It is {time} on day {day}. Do I need a 25 g snack now to keep my glucose from dropping "
-    "below 70 mg/dL between midnight and 6 am?",
+    question="It is {time} on day {day}. Do I need a 25 g snack now (eaten without bolusing for it) "
+    "to keep my glucose from dropping below 70 mg/dL between midnight and 6 am?",
 )
 def snack_needed(record: PatientRecord, params: Params, traces: list[Trace]) -> str | None:
-    """Whether the 25 g snack is needed (and helps) to stay at or above 70 mg/dL during 00–06.
+    """Whether the unbolused 25 g snack is needed (and helps) to stay at or above 70 mg/dL during 00–06.
 
     ``no`` when the recorded night has no reading below 70 mg/dL; ``yes`` when it has and the
     night after the snack has a higher lowest reading; None when the snack does not raise the
-    night's lowest reading (the controller's bolus for it outweighs it).
+    night's lowest reading (the loop's extra insulin for the higher glucose outweighs it).
     """
     night = int(params["day"]) * DAY_MIN
     plain = record.bg[night // STEP_MIN : night // STEP_MIN + 72]
