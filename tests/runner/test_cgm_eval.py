@@ -142,7 +142,7 @@ def test_interval_baselines_match_the_formulas(
 ) -> None:
     by = _by_template(items)
     empty = _run(bench, tmp_path / "e", "naive-empty")
-    assert empty["n"] == sum(i["answer_type"] == "intervals" for i in items)
+    assert empty["n"] == sum(i["answer_type"] in ("intervals", "day_value_list") for i in items)
     assert empty["by_template"]["ad_3"]["score"] == 0.0  # every truth here is non-empty
     assert empty["by_template"]["ad_17"]["score"] == 0.0
     allday = _run(bench, tmp_path / "a", "naive-allday")["by_template"]
