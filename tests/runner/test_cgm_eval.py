@@ -271,9 +271,9 @@ def test_a_chat_model_answers_with_the_structured_prompt(bench: Path, items: lis
     assert all(r.error is None and r.response.startswith("Reasoning omitted. Answer: ") for r in rows)
     assert "[structured prompt from contexts/" in json.loads(rows[0].transcript)[1]["content"]
     res = score_cgm(run.info, rows, n_boot=100).to_dict()
-    # The fake replies "Answer: <letter A-J>": never a number, yes/no or day list (parse
-    # failures); read as a category it is none of the categories, and read as intervals it is
-    # "no list, no intervals" (docs/cgm-scoring.md), wrong against these non-empty truths.
+    # The fake replies "Answer: <letter A-J>": never a number, yes/no, day list or interval list
+    # (parse failures; a non-list interval answer is a failure, docs/cgm-scoring.md); read as a
+    # category it is none of the categories.
     by_id = {i["id"]: i for i in items}
-    unreadable = sum(by_id[r.item_id]["answer_type"] not in ("category", "intervals") for r in rows)
+    unreadable = sum(by_id[r.item_id]["answer_type"] != "category" for r in rows)
     assert (res["n"], res["score"], res["parse_failures"]) == (8, 0.0, unreadable)
