@@ -42,14 +42,17 @@ _LEVELS = ("descriptive", "memory", "pattern")
 #: Why a template's answer is (nearly) the same for every patient, as found by the validity pass.
 CAUSES: dict[str, str] = {
     "ad_1": "fixed: every patient had the same missing_signal plan (4 × 15 min + 2 × 60 min), so "
-    "0.42 % missing for all; the counts are now drawn per patient (2–8 short, 1–3 hour-long losses)",
-    "ad_2": "flagged: no day can have > 30 % of its readings missing under the seed's loss sizes "
-    "(15 or 60 min, at most 3 h a day); the answer is always [] (a 7.2-h outage would be needed)",
+    "0.42 % missing for all; the counts are now drawn per patient (2–8 short, 1–3 hour-long losses, "
+    "plus the one in days 28–29)",
+    "ad_2": "flagged: no day can have > 30 % (432 min) of its readings missing under the seed's loss "
+    "sizes (15 or 60 min): a patient's losses add up to at most 6 h over the whole run, so the "
+    "answer is always []",
     "pm_2": "flagged: PM is asked on the faulty run, and every patient has a zero_reading fault (the "
     "display shows 0 mg/dL), so the lowest reading is 0.0 for all; the fault-free display's minimum "
-    "ranges 39–65 mg/dL (upstream builds PM from a run without faults)",
-    "pm_13": "flagged: a 5-min step above 2 mg/dL/min occurs for every patient, even on the fault-free "
-    "display (80–2,476 such steps per patient in 30 days: sensor noise and meals), so always yes",
+    "is 39.0–57.3 mg/dL on the seed-42 run (upstream builds PM from a run without faults)",
+    "pm_13": "flagged: a 5-min step above 2 mg/dL/min occurs for every patient even on the fault-free "
+    "display (84–2,450 such steps per patient in 30 days on the seed-42 run: sensor noise and meals), "
+    "so always yes",
 }
 
 
@@ -235,9 +238,11 @@ prior" there is the mean of the per-template best, picked per template in hindsi
 """
 
 
-def render(benches: Sequence[tuple[str, Path, Sequence[TemplateRow]]], args: str) -> str:
-    """The whole Markdown document for the given ``(label, bench folder, rows)``."""
+def render(benches: Sequence[tuple[str, Path, Sequence[TemplateRow]]], args: str, note: str = "") -> str:
+    """The whole Markdown document for the given ``(label, bench folder, rows)``, ``note`` after the intro."""
     lines = [INTRO.format(args=args).rstrip("\n")]
+    if note:
+        lines += ["", note]
     for label, bench, rows in benches:
         manifest = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
         lines += [
@@ -280,13 +285,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("benches", nargs="+", type=_bench_arg, metavar="[LABEL=]BENCH")
     parser.add_argument("--out", type=Path, help="Markdown file to write (default: stdout).")
     parser.add_argument("--runs", type=Path, help="Run folder to keep (default: a temporary one).")
+    parser.add_argument(
+        "--note", default="", help="A paragraph put under the introduction (what the benches are)."
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         runs = args.runs or Path(tmp)
         done = [(label, bench, template_rows(bench, runs / f"runs{k}")) for k, (label, bench) in
                 enumerate(args.benches)]  # fmt: skip
-    shown = " ".join(f"{label}={bench}" for label, bench in args.benches)
-    text = render(done, shown)
+    shown = " ".join(f"{label}={bench}" for label, bench in args.benches) + (" --note …" if args.note else "")
+    text = render(done, shown, args.note)
     if args.out is None:
         sys.stdout.write(text)
     else:
