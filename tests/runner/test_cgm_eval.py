@@ -142,7 +142,7 @@ def test_interval_baselines_match_the_formulas(
 ) -> None:
     by = _by_template(items)
     empty = _run(bench, tmp_path / "e", "naive-empty")
-    assert empty["n"] == sum(i["answer_type"] == "intervals" for i in items)
+    assert empty["n"] == sum(i["answer_type"] in ("intervals", "day_value_list") for i in items)
     assert empty["by_template"]["ad_3"]["score"] == 0.0  # every truth here is non-empty
     assert empty["by_template"]["ad_17"]["score"] == 0.0
     allday = _run(bench, tmp_path / "a", "naive-allday")["by_template"]
@@ -272,9 +272,9 @@ def test_a_chat_model_answers_with_the_structured_prompt(bench: Path, items: lis
     assert all(r.error is None and r.response.startswith("Reasoning omitted. Answer: ") for r in rows)
     assert "[structured prompt from contexts/" in json.loads(rows[0].transcript)[1]["content"]
     res = score_cgm(run.info, rows, n_boot=100).to_dict()
-    # The fake replies "Answer: <letter A-J>": never a number, yes/no or day list (parse
-    # failures); read as a category it is none of the categories, and read as intervals it is
-    # "no list, no intervals" (docs/cgm-scoring.md), wrong against these non-empty truths.
+    # The fake replies "Answer: <letter A-J>": never a number, yes/no, day list or interval list
+    # (parse failures; a non-list interval answer is a failure, docs/cgm-scoring.md); read as a
+    # category it is none of the categories.
     by_id = {i["id"]: i for i in items}
-    unreadable = sum(by_id[r.item_id]["answer_type"] not in ("category", "intervals") for r in rows)
+    unreadable = sum(by_id[r.item_id]["answer_type"] != "category" for r in rows)
     assert (res["n"], res["score"], res["parse_failures"]) == (8, 0.0, unreadable)

@@ -28,7 +28,10 @@ FOUND: list[tuple[str, str, Any, str]] = [
     ('{"reasoning": "see {x}", "answer": [{"start": 1, "end": 2}]}', "intervals", [(1, 2)], "json"),
     ("{" * 5000 + ' {"answer": 3}', "integer", 3, "json"),  # bounded search from the end
     ('{"answer": "None"}', "intervals", [], "json"),
-    ('{"answer": "no intervals found"}', "intervals", [], "json"),  # not a list: empty
+    ('{"answer": []}', "intervals", [], "json"),  # an explicit empty list is a valid answer
+    ('{"answer": "[]"}', "intervals", [], "json"),
+    ('{"answer": null}', "intervals", [], "json"),
+    ("answer: none", "intervals", [], "loose"),
     ('{"answer": {"3": 45.25, "1": 30}}', "day_value_list", [(1, 30), (3, 45.25)], "json"),
     ('{"answer": [{"day": 5, "rise": 80}, [2, 61.5]]}', "day_value_list", [(2, 61.5), (5, 80)], "json"),
     ('{"answer": "1, 3 and 5"}', "day_list", [1, 3, 5], "json"),
@@ -90,6 +93,11 @@ FAILED: list[tuple[str | None, str, str]] = [
     ('{"answer": "lots"}', "day_value_list", "not a list of (day, value) pairs"),
     ('{"answer": [{"start": 5, "end": 0}, {"start": 1}]}', "intervals", "not an interval"),
     ('{"answer": [[1, "later"]]}', "intervals", "not an interval"),
+    # Interval answers that are not a list are failures, not [] (the upstream evaluator's [] hides them)
+    ('{"answer": "no intervals found"}', "intervals", "not a list of intervals"),
+    ('{"answer": 42}', "intervals", "not a list of intervals"),
+    ('{"answer": "from 10 to 20"}', "intervals", "not a list of intervals"),
+    ("The glucose dropped out twice.", "intervals", "not a list of intervals"),
 ]
 
 

@@ -88,7 +88,11 @@ def test_plan_sizes_and_durations_are_the_seeds(plan_20x30: pd.DataFrame) -> Non
     assert len(by["positive_spike"]) == 20 * 10
     assert len(by["negative_spike"]) == 20 * 10
     assert sorted(set(by["missing_signal"]["duration"])) == [15, 60]
-    assert len(by["missing_signal"]) == 20 * 6
+    # 2-8 short and 1-3 hour-long losses per patient (drawn), plus the one in days 28-29
+    lost = by["missing_signal"].groupby("patient")["duration"].agg(["sum", "size"])
+    assert lost["size"].between(2 + 1 + 1, 8 + 3 + 1).all()
+    assert lost["sum"].between(2 * 15 + 2 * 60, 8 * 15 + 4 * 60).all()
+    assert lost["sum"].nunique() == 11  # not the same share of missing readings for everyone
 
 
 def _where(rows: pd.DataFrame) -> pd.DataFrame:
@@ -130,6 +134,16 @@ def test_day_windows_past_the_run_are_ignored_and_checked() -> None:
     assert len(plan.events) == 6  # the day-30 spike of a 2-day run goes anywhere
     with pytest.raises(WearbenchError, match="1-based"):
         profile_faults(FaultProfile((FaultSize("zero_reading", 1, 5, 5, days=(3, 2)),)), 1, 5,
+                       np.random.default_rng(0))  # fmt: skip
+
+
+def test_a_count_range_is_drawn_per_patient() -> None:
+    sizes = (FaultSize("zero_reading", 1, 5, 5, max_per_30_days=4),)
+    plan = profile_faults(FaultProfile(sizes), 40, 30, np.random.default_rng(0))
+    counts = [sum(e.patient == p for e in plan.events) for p in range(40)]
+    assert set(counts) == {1, 2, 3, 4}  # every count of the range, none outside it
+    with pytest.raises(WearbenchError, match="max_per_30_days < per_30_days"):
+        profile_faults(FaultProfile((FaultSize("zero_reading", 2, 5, 5, max_per_30_days=1),)), 1, 5,
                        np.random.default_rng(0))  # fmt: skip
 
 

@@ -11,10 +11,11 @@ those items (``docs/cgm-eval.md``):
 - ``naive-last``: ``number``/``integer`` items in mg/dL; the last CGM reading of the item's
   context (a prediction item's context ends at its "now": the persistence forecast).
 - ``naive-mean``: every ``number``/``integer`` item; the mean true answer of the item's template
-  over the benchmark (integers rounded half to even).
+  over the benchmark (integers rounded half to even). ``day_value_list`` items: every day of the
+  item's window, each paired with the mean value over all (day, value) pairs of the template.
 - ``naive-majority``: ``yes_no``, ``category`` and ``day_list`` items; the most common true
   answer of the item's template over the benchmark (ties: the first in JSON text order).
-- ``naive-empty``: ``intervals`` items; ``[]``.
+- ``naive-empty``: ``intervals`` and ``day_value_list`` items; ``[]``.
 - ``naive-allday``: ``intervals`` items; one interval over the whole window,
   ``{"start": 0, "end": 1440 * days - 5}`` (minutes, both ends included: every reading).
 """
@@ -40,6 +41,7 @@ baseline = registered("baseline")
 
 _NUMBERS = frozenset({"number", "integer"})
 _MAJORITY = frozenset({"yes_no", "category", "day_list"})
+_EMPTY = frozenset({"intervals", "day_value_list"})
 
 
 @dataclass(frozen=True)
@@ -220,14 +222,41 @@ def naive_last_answers(items: Sequence[CGMItem]) -> dict[str, float | int]:
     return out
 
 
-def naive_mean_answers(items: Sequence[CGMItem]) -> dict[str, float | int]:
-    """``naive-mean``: the mean true answer of the item's template, for numeric items."""
+def naive_mean_answers(items: Sequence[CGMItem]) -> dict[str, Any]:
+    """``naive-mean``: the template's mean true answer, for numeric and (day, value) list items.
+
+    A numeric item gets the mean of its template's answers (integers rounded half to even). A
+    ``day_value_list`` item gets every day of its window (``first_day`` … ``first_day + days - 1``),
+    each paired with the mean value over all (day, value) pairs of its template (in the
+    template's unit, 6 decimals); ``[]`` when no item of the template has a pair.
+    """
     by_template: dict[str, list[float]] = defaultdict(list)
     numeric = [i for i in items if i.answer_type in _NUMBERS and isinstance(i.answer, int | float)]
     for item in numeric:
         by_template[item.template].append(float(item.answer))
     means = {t: sum(v) / len(v) for t, v in by_template.items()}
-    return {i.id: _number(means[i.template], i.answer_type) for i in numeric}
+    out: dict[str, Any] = {i.id: _number(means[i.template], i.answer_type) for i in numeric}
+    out.update(_day_value_means(items))
+    return out
+
+
+def _day_value_means(items: Sequence[CGMItem]) -> dict[str, list[list[float | int]]]:
+    """Every day of each ``day_value_list`` item's window with its template's mean pair value."""
+    chosen = [i for i in items if i.answer_type == "day_value_list"]
+    values: dict[str, list[float]] = defaultdict(list)
+    for item in chosen:
+        values[item.template] += [float(v) for _, v in item.answer or ()]
+    out: dict[str, list[list[float | int]]] = {}
+    for item in chosen:
+        pool = values[item.template]
+        if not pool:
+            out[item.id] = []
+            continue
+        mean = round(sum(pool) / len(pool), 6)
+        first = int(item.data["context"].get("first_day", 1))
+        days = int(item.data["context"]["days"])
+        out[item.id] = [[day, mean] for day in range(first, first + days)]
+    return out
 
 
 def naive_majority_answers(items: Sequence[CGMItem]) -> dict[str, Any]:
@@ -244,8 +273,8 @@ def naive_majority_answers(items: Sequence[CGMItem]) -> dict[str, Any]:
 
 
 def naive_empty_answers(items: Sequence[CGMItem]) -> dict[str, list[Any]]:
-    """``naive-empty``: no interval, for interval items."""
-    return {i.id: [] for i in items if i.answer_type == "intervals"}
+    """``naive-empty``: ``[]``, for interval and (day, value) list items."""
+    return {i.id: [] for i in items if i.answer_type in _EMPTY}
 
 
 def naive_allday_answers(items: Sequence[CGMItem]) -> dict[str, list[dict[str, int]]]:
@@ -265,7 +294,7 @@ def _naive_last(items: Sequence[Any], seed: int) -> CGMSolver:
 
 @baseline("naive-mean", benchmark="healthloopqa")
 def _naive_mean(items: Sequence[Any], seed: int) -> CGMSolver:
-    """HealthLoopQA: the template's mean true answer, for numeric answers."""
+    """HealthLoopQA: the template's mean true answer, for numeric and (day, value) list answers."""
     return _CGMTableSolver("baseline:naive-mean", naive_mean_answers(_cgm_items(items, "naive-mean")))
 
 
@@ -279,7 +308,7 @@ def _naive_majority(items: Sequence[Any], seed: int) -> CGMSolver:
 
 @baseline("naive-empty", benchmark="healthloopqa")
 def _naive_empty(items: Sequence[Any], seed: int) -> CGMSolver:
-    """HealthLoopQA: an empty interval list, for interval answers."""
+    """HealthLoopQA: an empty list, for interval and (day, value) list answers."""
     return _CGMTableSolver("baseline:naive-empty", naive_empty_answers(_cgm_items(items, "naive-empty")))
 
 

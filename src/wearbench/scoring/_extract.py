@@ -342,8 +342,11 @@ def _day_value_list(raw: Any) -> tuple[Any, str | None]:
 def _intervals(raw: Any) -> tuple[Any, str | None]:
     if isinstance(raw, dict):
         raw = [raw]  # one interval given bare
-    if not isinstance(raw, list | tuple):
-        return [], None  # no list: no intervals (the HealthLoopQA evaluator's rule)
+    elif raw is None or (isinstance(raw, str) and raw.strip().lower() in _EMPTY_WORDS):
+        raw = []  # an explicit "none": no intervals
+    elif not isinstance(raw, list | tuple):
+        # The upstream evaluator reads any non-list as [], which hides format failures.
+        return None, f"not a list of intervals: {raw!r}"
     out: list[tuple[float | int, float | int]] = []
     for item in raw:
         if isinstance(item, dict):

@@ -91,8 +91,10 @@ _HEALTHLOOPQA_FAULTS = FaultProfile(
         FaultSize("negative_spike", 2, 5, 5, magnitude=60.0, hours=(12.0, 14.0)),
         FaultSize("negative_spike", 1, 5, 5, magnitude=60.0, days=(14, 14)),
         FaultSize("negative_spike", 1, 5, 5, magnitude=60.0, days=(1, 7)),
-        FaultSize("missing_signal", 4, 15, 15),
-        FaultSize("missing_signal", 1, 60, 60),
+        # Counts drawn per patient (2-8 short and 1-3 hour-long losses in 30 days), so that the
+        # share of missing readings (ad_1) is not the same for every patient.
+        FaultSize("missing_signal", 2, 15, 15, max_per_30_days=8),
+        FaultSize("missing_signal", 1, 60, 60, max_per_30_days=3),
         FaultSize("missing_signal", 1, 60, 60, days=(28, 29)),
         FaultSize("repeated_reading", 1, 3 * _HOURS, 5 * _HOURS),
         FaultSize("repeated_reading", 1, 3 * _HOURS, 5 * _HOURS, hours=(0.0, 3.0)),

@@ -137,6 +137,10 @@ class FaultSize:
     Attributes:
         label: Registered fault name.
         per_30_days: Intervals per patient in 30 days (scaled to the run's length, at least 1).
+        max_per_30_days: When set, each patient's count per 30 days is drawn uniformly from
+            ``per_30_days`` … ``max_per_30_days`` (so totals such as the share of missing readings
+            differ between patients), then scaled as ``per_30_days`` is; ``None``: always
+            ``per_30_days``.
         min_duration: Shortest interval (min; a multiple of the plan's grid).
         max_duration: Longest interval (min; a multiple of the plan's grid).
         magnitude: Size in the fault's unit (:attr:`FaultEvent.magnitude`), or ``None``.
@@ -154,6 +158,7 @@ class FaultSize:
     intensity: float = 0.5
     hours: tuple[float, float] | None = None
     days: tuple[int, int] | None = None
+    max_per_30_days: int | None = None
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,8 @@ class FaultProfile:
                 )
             if s.per_30_days < 1 or not 0.0 <= s.intensity <= 1.0:
                 raise WearbenchError(f"fault profile {s.label}: per_30_days >= 1 and intensity in [0, 1]")
+            if s.max_per_30_days is not None and s.max_per_30_days < s.per_30_days:
+                raise WearbenchError(f"fault profile {s.label}: max_per_30_days < per_30_days")
             if s.days is not None and not 1 <= s.days[0] <= s.days[1]:
                 raise WearbenchError(f"fault profile {s.label}: days {s.days} must be 1-based, first <= last")
 
@@ -204,7 +211,8 @@ def _free_starts(busy: np.ndarray, duration: int, gap: int, grid: int) -> np.nda
 def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.random.Generator) -> FaultPlan:
     """A random fault plan at a profile's sizes: every label of the profile for every patient.
 
-    Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry, with a
+    Each patient gets ``max(1, round(per_30_days * days / 30))`` intervals of each entry (with
+    ``per_30_days`` drawn per patient up to ``max_per_30_days`` when the entry has one), with a
     length drawn uniformly on the grid between ``min_duration`` and ``max_duration`` (all at
     ``min_duration`` when the drawn lengths would fill over a third of the run). They are placed
     those with a day or clock window first, then longest first, each at a start drawn uniformly
@@ -234,7 +242,7 @@ def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.ra
     for p in range(n_patients):
         todo: list[tuple[int, FaultSize]] = []
         for s in profile.sizes:
-            count = max(1, round(s.per_30_days * days / 30))
+            count = max(1, round(_per_30_days(s, rng) * days / 30))
             lengths = g * rng.integers(s.min_duration // g, s.max_duration // g + 1, size=count)
             todo += [(int(d), s) for d in lengths]
         if sum(d for d, _ in todo) > minutes / 3:
@@ -253,6 +261,13 @@ def profile_faults(profile: FaultProfile, n_patients: int, days: int, rng: np.ra
             summary = _summary(s.label)
             events.append(FaultEvent(p, start, duration, s.label, s.intensity, summary, s.magnitude))
     return FaultPlan(tuple(sorted(events, key=lambda e: (e.patient, e.start))))
+
+
+def _per_30_days(s: FaultSize, rng: np.random.Generator) -> int:
+    """The entry's count per 30 days: fixed, or drawn up to ``max_per_30_days`` (one draw)."""
+    if s.max_per_30_days is None:
+        return s.per_30_days
+    return int(rng.integers(s.per_30_days, s.max_per_30_days + 1))
 
 
 def _scatter(
