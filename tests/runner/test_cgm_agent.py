@@ -22,9 +22,16 @@ import wearbench.agent._bwrap as bwrap
 import wearbench.runner._cgm_run as cgm_run
 from wearbench.agent import SandboxError
 from wearbench.cli import main
-from wearbench.models import GenerateConfig, Message, ModelOutput, OpenAIChat, ToolCall, ToolSpec
+from wearbench.models import GenerateConfig, Message, ModelOutput, ToolCall, ToolSpec
 from wearbench.runner import CGMItem, RunStore, Setting, evaluate, open_cgm_bench
-from wearbench.runner._cgm_agent import FINAL_ANSWER_ASK, CGMAgentSolver, agent_files
+from wearbench.runner._cgm_agent import (
+    CGM_AGENT_SYSTEM,
+    CGM_PYTHON_TOOL,
+    FINAL_ANSWER_ASK,
+    CGMAgentSolver,
+    _transcript,
+    agent_files,
+)
 from wearbench.scoring import extract_answer, score_item, score_runs
 
 CONFIG = GenerateConfig(max_tokens=64, max_retries=0, backoff_s=0.0, timeout_s=120)
@@ -111,7 +118,7 @@ def _solve(item: CGMItem, model: ScriptedFakeModel, context_days: int | None = N
             "pm_0",
             "print(round(float(readings['glucose_mgdl'].mean()), 1))",
             lambda g: round(sum(g) / len(g), 1),
-        ),  # noqa: E501
+        ),
         ("pm_1", "print(round(float(readings.glucose_mgdl.max()), 1))", lambda g: round(max(g), 1)),
     ],
     ids=["pm_0-mean", "pm_1-max"],
@@ -172,9 +179,15 @@ def test_a_prediction_item_s_files_end_at_now_and_keep_the_context_days(items: d
         assert (minutes[0], minutes[-1], len(minutes)) == (first, now, (now - first) // 5 + 1)
         events = [int(r["minute"]) for r in csv.DictReader(files.events.splitlines())]
         assert all(first <= m <= now for m in events)
-    assert "pm_0" in items  # a whole-window item keeps all 3 days
-    whole = agent_files(items["pm_0"].data, items["pm_0"].bench, None)
+    whole = agent_files(items["pm_0"].data, items["pm_0"].bench, None)  # a whole-window item: 3 days
     assert (whole.start, whole.end, whole.n_readings) == (0, 3 * 1440, 864)
+    # the cut itself, not only the file: a "now" inside a 3-day file drops every later row
+    early = {**items["pm_0"].data, "context": {**items["pm_0"].data["context"], "until_minute": 1000}}
+    files = agent_files(early, items["pm_0"].bench, None)
+    minutes = [int(r["minute"]) for r in csv.DictReader(files.readings.splitlines())]
+    assert (minutes[0], minutes[-1], files.n_readings) == (0, 1000, 201)
+    later = [r for r in _rows(items["pm_0"].context_file("events")) if int(r["minute"]) <= 1000]
+    assert files.n_events == len(later) < whole.n_events
 
 
 def test_eval_agent_mode_stores_the_final_answer_and_score_reads_it(
@@ -202,6 +215,8 @@ def test_eval_agent_mode_stores_the_final_answer_and_score_reads_it(
     (score,) = score_runs(tmp_path, run.info.run_id, n_boot=50)
     res = score.to_dict()
     assert (res["n"], res["errors"], res["missing"]) == (2, 0, 0)
+    unread = sum(not extract_answer(r.response, by_id[r.item_id].answer_type).ok for r in rows)
+    assert res["parse_failures"] == unread  # the stored final reply is what score reads
 
 
 def test_agent_mode_is_refused_without_bubblewrap(
@@ -224,25 +239,19 @@ def test_agent_mode_is_refused_without_bubblewrap(
     assert not (tmp_path / "c").exists()
 
 
-def test_gemma_agent_rows_are_stored_and_parsed_or_counted(
-    bench: Path, tmp_path: Path, llama_base_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def text_protocol(spec: str, **_: Any) -> OpenAIChat:
-        model = OpenAIChat("gemma", base_url=llama_base_url)
-        model.tools = False  # the 270M model: fenced code blocks, not native tool calls
-        return model
+def test_the_doc_quotes_the_system_message_and_the_tool_description() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "cgm-eval.md").read_text(encoding="utf-8")
+    quoted = " ".join(line[2:] for line in doc.splitlines() if line.startswith("> "))
+    assert " ".join(CGM_AGENT_SYSTEM.split()) in quoted
+    assert " ".join(CGM_PYTHON_TOOL.description.split()) in quoted
 
-    monkeypatch.setattr(cgm_run, "load_model", text_protocol)
-    config = GenerateConfig(max_tokens=48, timeout_s=300, max_retries=1)
-    run = evaluate(bench, "openai:gemma", tmp_path, setting=AGENT, limit=1, config=config, context_days=1)
-    assert (run.answered, run.errored) == (1, 0)
-    with RunStore(tmp_path) as store:
-        (row,) = store.rows(run.info.run_id)
-    assert row.error is None
-    assert row.extra["agent_steps"] <= 8
-    item = next(i for i in open_cgm_bench(bench)[0] if i.id == row.item_id)
-    parsed = extract_answer(row.response, item.answer_type)
-    (score,) = score_runs(tmp_path, run.info.run_id, n_boot=20)
-    res = score.to_dict()
-    assert (res["n"], res["errors"]) == (1, 0)
-    assert res["parse_failures"] == (0 if parsed.ok else 1)
+
+def test_long_code_outputs_are_cut_in_the_stored_transcript() -> None:
+    long = "x" * 5_000
+    stored = json.loads(
+        _transcript([Message("tool", long, tool_call_id="c1"), Message("user", "Output:\n" + long),
+                     Message("user", "y" * 5_000)])
+    )  # fmt: skip
+    assert stored[0]["content"] == "x" * 4_000 + "\n[… 1000 more characters not stored]"
+    assert stored[1]["content"] == "Output:\n" + "x" * 3_992 + "\n[… 1008 more characters not stored]"
+    assert stored[2]["content"] == "y" * 5_000  # not a code output: kept whole
