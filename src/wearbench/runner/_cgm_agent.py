@@ -204,8 +204,12 @@ def cgm_agent_messages(item: Mapping[str, Any], files: AgentFiles) -> list[Messa
     return [Message("system", CGM_AGENT_SYSTEM), Message("user", "\n".join(body))]
 
 
-def open_sandbox(files: AgentFiles) -> Sandbox:
+def open_sandbox(files: AgentFiles, item_id: str = "") -> Sandbox:
     """A sandbox holding ``files`` in its working directory and as ``readings``/``events``.
+
+    Args:
+        files: The item's CSV files.
+        item_id: The item, named in errors.
 
     Raises:
         SandboxError: If bubblewrap is missing or the worker cannot start.
@@ -221,7 +225,9 @@ def open_sandbox(files: AgentFiles) -> Sandbox:
             "print(len(readings), len(events))"
         )
         if not loaded.ok or loaded.stdout.split() != [str(files.n_readings), str(files.n_events)]:
-            raise WearbenchError(f"the sandbox could not load the item's CSV files: {loaded.to_text()}")
+            raise WearbenchError(
+                f"item {item_id or '?'}: the sandbox could not load its CSV files: {loaded.to_text()}"
+            )
     except BaseException:
         sandbox.close()
         raise
@@ -255,7 +261,6 @@ class CGMAgentSolver:
         self.config = config
         self.context_days = context_days
         self.agent_steps = agent_steps
-        self._files: dict[Path, _Table] = {}
 
     def covers(self, item: CGMItem) -> bool:
         """Every item."""
@@ -268,13 +273,13 @@ class CGMAgentSolver:
             SandboxError: If the sandbox cannot start (a machine problem, not the model's).
         """
         started = time.perf_counter()
-        files = await asyncio.to_thread(
-            agent_files, item.data, item.bench, self.context_days, cache=self._files
-        )
+        # read per item, no cache: a few ms against a sandbox start, and a whole benchmark's
+        # context files would take hundreds of MB
+        files = await asyncio.to_thread(agent_files, item.data, item.bench, self.context_days)
         messages = cgm_agent_messages(item.data, files)
         model = _Counting(self.model)
         extra: dict[str, Any] = {"context_days": self.context_days}
-        sandbox = await asyncio.to_thread(open_sandbox, files)
+        sandbox = await asyncio.to_thread(open_sandbox, files, item.id)
         try:
             result = await run_agent(
                 model, messages, sandbox, self.config, max_steps=self.agent_steps, texts=CGM_AGENT_TEXTS
