@@ -200,8 +200,8 @@ def test_wearableqa_baselines_refuse_cgm_items(bench: Path, tmp_path: Path) -> N
         WearbenchError, match=r"answers WearableQA .* only; HealthLoopQA baselines: oracle, naive-"
     ):
         evaluate(bench, "baseline:random", tmp_path / "x")
-    with pytest.raises(WearbenchError, match="direct only"):
-        evaluate(bench, "openai:m@http://127.0.0.1:9", tmp_path / "y", setting=Setting(mode="agent"))
+    with pytest.raises(WearbenchError, match="direct and agent only"):
+        evaluate(bench, "openai:m@http://127.0.0.1:9", tmp_path / "y", setting=Setting(mode="cot"))
     with pytest.raises(WearbenchError, match="expected one of"):
         evaluate(bench, "openai:m@http://127.0.0.1:9", tmp_path / "y", context_days=3)
     assert not (tmp_path / "x").exists()

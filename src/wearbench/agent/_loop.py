@@ -5,6 +5,10 @@ the :class:`~wearbench.agent.Sandbox` and is answered with a ``tool`` message. M
 tool calling use a text protocol: a fenced ```` ```python ```` block is run and its output sent
 back as a user message. A reply without tool calls (or without a code block) is final. After
 ``max_steps`` tool rounds the model is asked once more, without tools, for its final answer.
+
+What the model is told about the tool (its description, the text-protocol hint and the
+out-of-steps request) is an :class:`AgentTexts`; the default, :data:`WEARABLE_TEXTS`, describes a
+WearableQA user's ``df``. HealthLoopQA's agent passes its own (``runner/_cgm_agent.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +49,25 @@ FINAL_ASK = (
     "You have used all {n} code executions. Do not run more code: give your final answer now "
     "(the answer letter, in the format asked for)."
 )
+
+
+@dataclass(frozen=True)
+class AgentTexts:
+    """What the model is told about the sandbox.
+
+    Attributes:
+        tool: The tool offered to native tool-calling models (its ``name`` is the one accepted).
+        text_hint: The user message that explains the fenced-code protocol to other models.
+        final_ask: The request for a final answer after ``max_steps`` rounds (``{n}``: the steps).
+    """
+
+    tool: ToolSpec = PYTHON_TOOL
+    text_hint: str = TEXT_PROTOCOL_HINT
+    final_ask: str = FINAL_ASK
+
+
+#: WearableQA's texts: the user's ``df``, and a final answer letter.
+WEARABLE_TEXTS = AgentTexts()
 _N = TypeVar("_N", int, float)
 _CODE_BLOCK = re.compile(r"```(?:python|py)[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
@@ -118,8 +141,9 @@ async def run_agent(
     config: GenerateConfig,
     *,
     max_steps: int = 8,
+    texts: AgentTexts = WEARABLE_TEXTS,
 ) -> AgentResult:
-    """Let ``model`` run Python over the sandbox's ``df`` until it answers.
+    """Let ``model`` run Python over the sandbox's data until it answers.
 
     Args:
         model: The chat model; ``model.tools`` picks native tool calls or the text protocol.
@@ -127,6 +151,7 @@ async def run_agent(
         sandbox: An open sandbox holding the user's data (not closed here).
         config: Generation settings for every call.
         max_steps: Most tool rounds before the model is asked for its final answer without tools.
+        texts: The tool's description, the text-protocol hint and the out-of-steps request.
 
     Returns:
         The final answer, the whole transcript and usage sums.
@@ -140,27 +165,27 @@ async def run_agent(
         raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     episode = _Episode(model, messages, config)
     if model.tools:
-        return await _tool_loop(episode, sandbox, max_steps)
-    return await _text_loop(episode, sandbox, max_steps)
+        return await _tool_loop(episode, sandbox, max_steps, texts)
+    return await _text_loop(episode, sandbox, max_steps, texts)
 
 
-async def _tool_loop(episode: _Episode, sandbox: Sandbox, max_steps: int) -> AgentResult:
+async def _tool_loop(episode: _Episode, sandbox: Sandbox, max_steps: int, texts: AgentTexts) -> AgentResult:
     while episode.steps < max_steps:
-        out = await episode.ask((PYTHON_TOOL,))
+        out = await episode.ask((texts.tool,))
         if not out.tool_calls:
             return episode.result(out.text)
         episode.steps += 1
         for call in out.tool_calls:
-            text, failed = await _execute_call(call, sandbox)
+            text, failed = await _execute_call(call, sandbox, texts.tool.name)
             episode.tool_errors += failed
             episode.transcript.append(Message(role="tool", content=text, tool_call_id=call.id))
-    episode.transcript.append(Message(role="user", content=FINAL_ASK.format(n=max_steps)))
+    episode.transcript.append(Message(role="user", content=texts.final_ask.format(n=max_steps)))
     out = await episode.ask(())
     return episode.result(out.text)
 
 
-async def _text_loop(episode: _Episode, sandbox: Sandbox, max_steps: int) -> AgentResult:
-    episode.transcript.append(Message(role="user", content=TEXT_PROTOCOL_HINT))
+async def _text_loop(episode: _Episode, sandbox: Sandbox, max_steps: int, texts: AgentTexts) -> AgentResult:
+    episode.transcript.append(Message(role="user", content=texts.text_hint))
     while episode.steps < max_steps:
         out = await episode.ask(())
         blocks = _CODE_BLOCK.findall(out.text)
@@ -173,18 +198,18 @@ async def _text_loop(episode: _Episode, sandbox: Sandbox, max_steps: int) -> Age
             episode.tool_errors += not result.ok
             reports.append(result.to_text())
         episode.transcript.append(Message(role="user", content="Output:\n" + "\n\n".join(reports)))
-    episode.transcript.append(Message(role="user", content=FINAL_ASK.format(n=max_steps)))
+    episode.transcript.append(Message(role="user", content=texts.final_ask.format(n=max_steps)))
     out = await episode.ask(())
     return episode.result(out.text)
 
 
-async def _execute_call(call: ToolCall, sandbox: Sandbox) -> tuple[str, bool]:
-    """Run one tool call; returns the tool message text and whether it failed."""
-    if call.name != PYTHON_TOOL.name:
-        return f"error: unknown tool {call.name!r}; the only tool is 'python'", True
+async def _execute_call(call: ToolCall, sandbox: Sandbox, tool: str) -> tuple[str, bool]:
+    """Run one tool call of the tool named ``tool``; returns the tool message text and whether it failed."""
+    if call.name != tool:
+        return f"error: unknown tool {call.name!r}; the only tool is {tool!r}", True
     code = _parse_code(call.arguments)
     if isinstance(code, _BadArguments):
-        return f"error: invalid arguments for 'python': {code.reason}", True
+        return f"error: invalid arguments for {tool!r}: {code.reason}", True
     result: ExecResult = await asyncio.to_thread(sandbox.run, code)
     return result.to_text(), not result.ok
 

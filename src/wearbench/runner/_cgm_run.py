@@ -1,7 +1,8 @@
 """`wearbench eval` on a HealthLoopQA benchmark: free-text answers into the same run store.
 
-The solver is a baseline (``runner/_cgm.py``) or a chat model shown the seed's structured prompt
-(``runner/_cgm_chat.py``, ``prompts.cgm_messages``) in mode ``direct``.
+The solver is a baseline (``runner/_cgm.py``), a chat model shown the seed's structured prompt
+(``runner/_cgm_chat.py``, ``prompts.cgm_messages``) in mode ``direct``, or, in mode ``agent``, a
+chat model running Python in the sandbox over the item's CSV files (``runner/_cgm_agent.py``).
 
 The loop mirrors :func:`~wearbench.runner.run_solver` (resumable, one commit per model answer or
 per 1,000 baseline answers, the same circuit breaker). A HealthLoopQA row stores the response
@@ -20,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench.agent import require_bwrap
 from wearbench.cgmqa import KIND
 from wearbench.models import GenerateConfig, load_model, redact
 from wearbench.prompts import CGM_CONTEXT_DAYS, Setting
 from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
+from wearbench.runner._cgm_agent import CGMAgentSolver
 from wearbench.runner._cgm_chat import CGMChatSolver
 from wearbench.runner._recorder import _batch, _Recorder, answer_items
 from wearbench.runner._records import ResultRow, RunInfo
@@ -54,8 +57,12 @@ def make_cgm_solver(
     store: RunStore | None = None,
     context_days: int | None = None,
     api_key_env: str | None = None,
+    mode: str = "direct",
 ) -> CGMSolver:
-    """A solver for HealthLoopQA items: a baseline, or a chat model with the structured prompt.
+    """A solver for HealthLoopQA items: a baseline, or a chat model in mode ``direct`` or ``agent``.
+
+    ``direct`` shows the structured prompt; ``agent`` gives the sandboxed Python tool over the
+    item's CSV files (``runner/_cgm_agent.py``).
 
     Raises:
         WearbenchError: For a malformed spec, a WearableQA-only baseline, or a model that
@@ -65,7 +72,10 @@ def make_cgm_solver(
     solver = cgm_baseline(spec, items, config.seed or 0)
     if solver is not None:
         return solver
-    return CGMChatSolver(load_model(spec, api_key_env=api_key_env), store, config, context_days)
+    model = load_model(spec, api_key_env=api_key_env)
+    if mode == "agent":
+        return CGMAgentSolver(model, store, config, context_days)
+    return CGMChatSolver(model, store, config, context_days)
 
 
 def select_cgm_items(items: Sequence[CGMItem], limit: int | None, seed: int = 0) -> list[CGMItem]:
@@ -168,17 +178,21 @@ def plan_cgm_run(
     ``context_days`` it is shown.
 
     Raises:
-        WearbenchError: On an altered benchmark, a bad spec, a mode other than ``direct`` for a
-            chat model, ``context_days`` not in 30/7/1, or a baseline covering no item.
+        WearbenchError: On an altered benchmark, a bad spec, a mode other than ``direct`` or
+            ``agent`` for a chat model, ``context_days`` not in 30/7/1, or a baseline covering no item.
+        SandboxError: Mode ``agent`` for a chat model without a working bubblewrap (model code
+            never runs unsandboxed; nothing is recorded).
     """
     items, digest = open_cgm_bench(bench)
     baseline = cgm_baseline(model, items, config.seed or 0)
     params: dict[str, Any] = {**config.cache_fields(), "limit": limit, "bench_kind": KIND}
     if baseline is None:
-        if setting.mode != "direct":
+        if setting.mode not in ("direct", "agent"):
             raise WearbenchError(
-                f"mode {setting.mode!r} is not built for HealthLoopQA benchmarks (direct only)"
+                f"mode {setting.mode!r} is not built for HealthLoopQA benchmarks (direct and agent only)"
             )
+        if setting.mode == "agent":
+            require_bwrap()
         if context_days is not None and context_days not in CGM_CONTEXT_DAYS:
             raise WearbenchError(f"context_days {context_days}: expected one of {CGM_CONTEXT_DAYS}")
         params["context_days"] = context_days
@@ -208,8 +222,9 @@ def run_cgm(
     """
     info, items = plan.info, plan.items
     solver = plan.baseline or make_cgm_solver(
-        info.model, items, config, store=store, context_days=plan.context_days, api_key_env=api_key_env
-    )
+        info.model, items, config, store=store, context_days=plan.context_days, api_key_env=api_key_env,
+        mode=info.setting.mode,
+    )  # fmt: skip
     retried = store.drop_errors(info.run_id)
     recorder = _Recorder(store, info, batch=_batch(solver))
 

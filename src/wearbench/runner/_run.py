@@ -198,8 +198,10 @@ def evaluate(
     port, every call failing) leaves no run, and no store file it created.
 
     A HealthLoopQA benchmark (manifest ``kind`` ``healthloopqa``) is run by the CGM path
-    (``runner/_cgm_run.py``): baselines, or a chat model shown the structured prompt (mode
-    ``direct``); free-text answers, read and scored by ``wearbench score``.
+    (``runner/_cgm_run.py``): baselines, a chat model shown the structured prompt (mode
+    ``direct``), or a chat model running sandboxed Python over the item's CSV files (mode
+    ``agent``; refused, before anything is recorded, without bubblewrap); free-text answers,
+    read and scored by ``wearbench score``.
 
     Args:
         bench: Benchmark folder; its files must match the hashes in its ``manifest.json``.
@@ -212,8 +214,8 @@ def evaluate(
         progress: Optional ``(done, total)`` callback.
         api_key_env: Environment variable holding the key for the model's URL.
         max_permanent_failures: Permanent failures in a row that stop the run (0: never stop).
-        context_days: HealthLoopQA only: days of context a chat model is shown (30, 7 or 1;
-            default the item's whole context).
+        context_days: HealthLoopQA only: days of context a chat model is shown, in the prompt or
+            in the agent's files (30, 7 or 1; default the item's whole context).
 
     Raises:
         WearbenchError: If the benchmark's files do not match its manifest, or the model
