@@ -110,6 +110,22 @@ def test_record_window_keeps_the_days_with_most_readings() -> None:
     assert Window("adult#003", 1, 30).key == "adult_003_d1-30"
 
 
+def test_a_real_window_ends_on_its_last_complete_day() -> None:
+    """Complete: >= 231 of 288 readings (80 %); a partial last calendar day is not held out."""
+    bg = np.full(4 * 288, 100.0)
+    bg[3 * 288 + 100 :] = np.nan  # day 4: 100 readings (a sensor removed at 08:20)
+    bg[2 * 288 : 2 * 288 + 58] = np.nan  # day 3: 230 readings, one short of complete
+    rec = PatientRecord("s", START, bg)
+    assert record_window(rec) == Window("s", 1, 4)  # simulated data: the whole record
+    assert record_window(rec, complete_end=True) == Window("s", 1, 2)
+    bg[2 * 288 + 57] = 100.0  # day 3: 231 readings, complete
+    assert record_window(PatientRecord("s", START, bg), complete_end=True) == Window("s", 1, 3)
+    # 2-day windows ending on a complete day: days 1-2 (576) and 2-3 (519): days 1-2
+    assert record_window(PatientRecord("s", START, bg), days=2, complete_end=True) == Window("s", 1, 2)
+    empty = PatientRecord("s", START, np.full(288, np.nan))
+    assert record_window(empty, complete_end=True) == Window("s", 1, 1)  # no complete day: as before
+
+
 def test_context_files_hold_the_grid_and_the_events_in_time_order() -> None:
     bg = np.full(288, 100.0)
     bg[1] = np.nan
