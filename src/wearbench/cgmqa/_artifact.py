@@ -208,12 +208,13 @@ def _held_out_lines(stats: Mapping[str, Any], complete: int) -> list[str]:
     ]
     for s, w in stats["windows"].items():
         last = w["first_day"] + w["days"] - 1
-        left = w["left_out_days"]
-        why = (
-            "later day(s) partial or less dense: " + ", ".join(f"{d} ({_n(n)})" for d, n in left)
-            if left
-            else "last day of the densest window, complete"
-        )
+        left, (a, b, n) = w["left_out_days"], w.get("densest", (w["first_day"], last, 0))
+        if left:
+            why = "later day(s) partial or less dense: " + ", ".join(f"{d} ({_n(k)})" for d, k in left)
+        elif b != last:
+            why = f"the densest window, days {a}–{b}, ends on partial day {b} ({_n(n)})"
+        else:
+            why = "last day of the densest window, complete"
         lines.append(
             f"| {s} | {w['record_days']} | {w['first_day']}–{last} | {_n(w['readings'])} | "
             f"{last} ({_n(w['last_day_readings'])}) | {why} |"

@@ -265,9 +265,9 @@ def _stats(
 def _window_stats(record: PatientRecord, w: Window) -> dict[str, Any]:
     """A window for the datasheet: its days, readings, and its last (held-out) day's readings.
 
-    ``left_out_days`` lists ``[day, readings]`` of the days that the window without the
-    complete-last-day rule (:func:`record_window`) has after this one's end: the partial days a
-    real record's window was moved off.
+    ``densest`` is ``[first day, last day, its readings]`` of the window without the
+    complete-last-day rule (:func:`record_window`); ``left_out_days`` lists ``[day, readings]`` of
+    its days after this one's end: the partial days a real record's window was moved off.
     """
     per_day = day_readings(record)
     plain = record_window(record)
@@ -278,6 +278,7 @@ def _window_stats(record: PatientRecord, w: Window) -> dict[str, Any]:
         "readings": int(per_day[w.first_day - 1 : w.last_day].sum()),
         "last_day_readings": int(per_day[w.last_day - 1]),
         "left_out_days": [[d, int(per_day[d - 1])] for d in range(w.last_day + 1, plain.last_day + 1)],
+        "densest": [plain.first_day, plain.last_day, int(per_day[plain.last_day - 1])],
     }
 
 
