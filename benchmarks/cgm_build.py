@@ -82,7 +82,7 @@ class Notes:
 
 def bench(data: Path, out: Path, sampling: str, seed: int, repeat: int) -> None:
     """Build and verify one benchmark; print its times and counts."""
-    from wearbench.cgmqa import build_cgm_benchmark, verify_cgm_benchmark
+    from wearbench.cgmqa import build_cgm_benchmark, read_context_bytes, verify_cgm_benchmark
 
     notes = Notes()
 
@@ -94,6 +94,19 @@ def bench(data: Path, out: Path, sampling: str, seed: int, repeat: int) -> None:
     s = result.stats
     print(f"\n{data.name} {sampling}: {result.n_items} items from {s['n_patients']} patients, ", end="")
     print(f"{size_mb(out):.1f} MB")
+    contexts = sorted((out / "contexts").iterdir())
+    plain = sum(len(read_context_bytes(p)) for p in contexts) / 1e6
+    print(
+        f"  artifact: items.jsonl {(out / 'items.jsonl').stat().st_size / 1e6:.2f} MB, "
+        f"{len(contexts)} context files {size_mb(out / 'contexts'):.2f} MB on disk "
+        f"({plain:.1f} MB as CSV), for {len({p.name.split('.')[0] for p in contexts})} windows"
+    )
+    for subject, w in s["windows"].items():
+        if w.get("left_out_days"):
+            last = w["first_day"] + w["days"] - 1
+            held = f"held-out day {last} ({w['last_day_readings']} readings)"
+            later = w["left_out_days"]
+            print(f"  window {subject}: days {w['first_day']}-{last}, {held}; later days {later}")
     print(f"  build: {wall:.2f} s wall, {cpu:.2f} s CPU (median of {repeat})")
     for line in notes.lines:
         print(f"    {line}")

@@ -6,7 +6,9 @@ benchmarks by the CLI, so this covers the command-line contract end to end.
 
 from __future__ import annotations
 
+import csv
 import json
+import lzma
 import shutil
 from pathlib import Path
 
@@ -16,10 +18,13 @@ pytest.importorskip("simglucose")
 
 from wearbench import WearbenchError
 from wearbench.cgmqa import (
+    CONTEXT_SUFFIX,
     LEVELS,
     build_cgm_benchmark,
     get_template,
+    open_context,
     read_cgm_items,
+    read_context_bytes,
     templates,
     verify_cgm_benchmark,
 )
@@ -207,6 +212,10 @@ def test_pd_items_come_from_the_rerun_and_the_manifest_says_so(built: Path) -> N
     assert cf["items"] == sum(1 for i in items if i["template"] in whatif)
 
 
+def _rows(path: Path) -> list[list[str]]:
+    return [r.split(",") for r in lzma.decompress(path.read_bytes()).decode("utf-8").splitlines()]
+
+
 def test_pd_contexts_end_at_now(built: Path) -> None:
     """No reading after now, no insulin sample reaching past now, no event at or after now."""
     items = [i for i in read_cgm_items(built / "full") if i["family"] == "pd"]
@@ -216,17 +225,54 @@ def test_pd_contexts_end_at_now(built: Path) -> None:
         now = get_template(item["template"]).context_end(item["params"])
         assert now is not None
         assert ctx["until_minute"] == now
-        rows = (built / "full" / ctx["readings"]).read_text(encoding="utf-8").splitlines()
-        header, body = rows[0].split(","), [r.split(",") for r in rows[1:]]
+        header, *body = _rows(built / "full" / ctx["readings"])
         minutes = [int(r[0]) for r in body]
         assert minutes == list(range(0, now + 1, 5))  # every point up to now, nothing later
         assert header[-1] == "insulin_mu_per_min"  # the simulator writes insulin per sample
         # a sample is the mean over [t, t + 5): the one at now reaches past it and is left empty
         assert [r[4] == "" for r in body] == [m + 5 > now for m in minutes]
-        events = (built / "full" / ctx["events"]).read_text(encoding="utf-8").splitlines()[1:]
-        assert all(float(e.split(",")[0]) < now for e in events)
+        events = _rows(built / "full" / ctx["events"])[1:]
+        assert all(float(e[0]) < now for e in events)
     whole = [i for i in read_cgm_items(built / "full") if i["family"] != "pd"]
     assert all("until_minute" not in i["context"] for i in whole)
+
+
+@pytest.mark.parametrize("bench", ["full", "seed"])
+def test_no_context_file_an_item_reads_holds_its_future(built: Path, bench: str) -> None:
+    """Property over every item of both samplings: its files end by its now (or its window's end).
+
+    The files are read the way every consumer reads them (``open_context``), and items that share
+    a (patient, window, now) share the files.
+    """
+    items = read_cgm_items(built / bench)
+    for item in items:
+        ctx = item["context"]
+        end = ctx.get("until_minute", 1440 * ctx["days"])  # now, or the window's end
+        for which in ("readings", "events"):
+            path = built / bench / ctx[which]
+            assert path.name.endswith(CONTEXT_SUFFIX)
+            rows = list(csv.DictReader(open_context(path)))
+            assert rows or which == "events"
+            assert all(float(r["minute"]) <= end for r in rows), item["id"]
+    shared: dict[tuple[str, int, int, int | None], str] = {}
+    for item in items:
+        ctx = item["context"]
+        key = (item["patient"], ctx["first_day"], ctx["days"], ctx.get("until_minute"))
+        assert shared.setdefault(key, ctx["readings"]) == ctx["readings"]
+    assert len(shared) < len(items)  # several items per file
+
+
+def test_context_files_are_compressed_and_rounded(built: Path) -> None:
+    """xz at least 3x smaller than the CSV; glucose kept to 0.1 mg/dL, insulin to 0.01 mU/min."""
+    paths = sorted((built / "full" / "contexts").iterdir())
+    packed = sum(p.stat().st_size for p in paths)
+    plain = sum(len(read_context_bytes(p)) for p in paths)
+    assert plain > 3 * packed
+    for p in paths:
+        if p.name.endswith(".readings.csv.xz"):
+            for r in csv.DictReader(open_context(p)):
+                assert len(r["glucose_mgdl"].partition(".")[2]) <= 1
+                assert len(r["insulin_mu_per_min"].partition(".")[2]) <= 2
 
 
 def test_verify_recomputes_counterfactual_answers(built: Path, tmp_path: Path) -> None:

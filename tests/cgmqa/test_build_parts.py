@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 from datetime import datetime
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from wearbench.cgmqa import (
     templates,
     verify_cgm_benchmark,
 )
-from wearbench.cgmqa._context import context_files, events_csv, readings_csv
+from wearbench.cgmqa._context import context_files, context_texts, events_csv, readings_csv
 
 START = datetime(2024, 1, 1)
 
@@ -109,40 +110,61 @@ def test_record_window_keeps_the_days_with_most_readings() -> None:
     assert Window("adult#003", 1, 30).key == "adult_003_d1-30"
 
 
+def test_a_real_window_ends_on_its_last_complete_day() -> None:
+    """Complete: >= 231 of 288 readings (80 %); a partial last calendar day is not held out."""
+    bg = np.full(4 * 288, 100.0)
+    bg[3 * 288 + 100 :] = np.nan  # day 4: 100 readings (a sensor removed at 08:20)
+    bg[2 * 288 : 2 * 288 + 58] = np.nan  # day 3: 230 readings, one short of complete
+    rec = PatientRecord("s", START, bg)
+    assert record_window(rec) == Window("s", 1, 4)  # simulated data: the whole record
+    assert record_window(rec, complete_end=True) == Window("s", 1, 2)
+    bg[2 * 288 + 57] = 100.0  # day 3: 231 readings, complete
+    assert record_window(PatientRecord("s", START, bg), complete_end=True) == Window("s", 1, 3)
+    # 2-day windows ending on a complete day: days 1-2 (576) and 2-3 (519): days 1-2
+    assert record_window(PatientRecord("s", START, bg), days=2, complete_end=True) == Window("s", 1, 2)
+    empty = PatientRecord("s", START, np.full(288, np.nan))
+    assert record_window(empty, complete_end=True) == Window("s", 1, 1)  # no complete day: as before
+
+
 def test_context_files_hold_the_grid_and_the_events_in_time_order() -> None:
     bg = np.full(288, 100.0)
     bg[1] = np.nan
-    bg[2] = 101.25
+    bg[2] = 101.26  # stored to 0.1 mg/dL
+    bg[3] = 99.96
+    insulin = np.full(288, 12.5)
+    insulin[3] = 21.041666666666668  # stored to 0.01 mU/min
     rec = PatientRecord(
         "s",
         START,
         bg,
-        insulin=np.full(288, 12.5),
+        insulin=insulin,
         meals=(Meal(481.0, 45.0, "breakfast"),),
-        boluses=(Bolus(481.0, 3.5, "rapid"),),
+        boluses=(Bolus(481.0, 23 / 6, "rapid"),),  # 3.8333… U, stored as 3.83
         exercise=(Exercise(600.0, 30.0, "running", 7.5), Exercise(900.0, 20.0, "cycling", 90.0)),
     )
     lines = readings_csv(rec).decode().splitlines()
-    assert lines[:4] == [
+    assert lines[:5] == [
         "minute,day,time,glucose_mgdl,insulin_mu_per_min",
         "0,1,00:00,100,12.5",
         "5,1,00:05,,12.5",
-        "10,1,00:10,101.25,12.5",
+        "10,1,00:10,101.3,12.5",
+        "15,1,00:15,100,21.04",
     ]
     assert lines[-1] == "1435,1,23:55,100,12.5"
     assert len(lines) == 289
     assert events_csv(rec).decode().splitlines() == [
         "minute,day,time,kind,type,amount,unit,duration_min",
         "481,1,08:01,meal,breakfast,45,g,",
-        "481,1,08:01,bolus,rapid,3.5,U,",
+        "481,1,08:01,bolus,rapid,3.83,U,",
         "600,1,10:00,exercise,running,7.5,km/h,30",
         "900,1,15:00,exercise,cycling,90,W,20",
     ]
     two = PatientRecord("s", START, np.concatenate([bg, bg]), meals=(Meal(1440.0 + 481, 45.0, "breakfast"),))
     files = context_files(two, Window("s", 2, 1), "contexts")
-    assert sorted(files) == ["contexts/s_d2-2.events.csv", "contexts/s_d2-2.readings.csv"]
+    assert sorted(files) == ["contexts/s_d2-2.events.csv.xz", "contexts/s_d2-2.readings.csv.xz"]
     # day 2 of the record is day 1 of the window: minutes renumbered from its start
-    assert files["contexts/s_d2-2.events.csv"].decode().splitlines()[1] == "481,1,08:01,meal,breakfast,45,g,"
+    events = lzma.decompress(files["contexts/s_d2-2.events.csv.xz"]).decode()
+    assert events.splitlines()[1] == "481,1,08:01,meal,breakfast,45,g,"
 
 
 def test_a_prediction_context_ends_at_now() -> None:
@@ -155,19 +177,22 @@ def test_a_prediction_context_ends_at_now() -> None:
         meals=(Meal(11.0, 20.0, "breakfast"), Meal(12.0, 30.0, "breakfast")),
         exercise=(Exercise(13.0, 30.0, "running", 7.5),),
     )
-    files = context_files(rec, Window("s", 1, 1, until=12), "contexts")
-    assert sorted(files) == ["contexts/s_d1-1_until12.events.csv", "contexts/s_d1-1_until12.readings.csv"]
-    assert files["contexts/s_d1-1_until12.readings.csv"].decode().splitlines() == [
+    files = context_texts(rec, Window("s", 1, 1, until=12), "contexts")
+    assert sorted(files) == [
+        "contexts/s_d1-1_until12.events.csv.xz",
+        "contexts/s_d1-1_until12.readings.csv.xz",
+    ]
+    assert files["contexts/s_d1-1_until12.readings.csv.xz"].decode().splitlines() == [
         "minute,day,time,glucose_mgdl,insulin_mu_per_min",
         "0,1,00:00,100,12.5",
         "5,1,00:05,100,12.5",
         "10,1,00:10,100,",  # its sample runs to 00:15, past now (00:12)
     ]
-    assert files["contexts/s_d1-1_until12.events.csv"].decode().splitlines() == [
+    assert files["contexts/s_d1-1_until12.events.csv.xz"].decode().splitlines() == [
         "minute,day,time,kind,type,amount,unit,duration_min",
         "11,1,00:11,meal,breakfast,20,g,",  # the meal at now (12) and the run after it are not shown
     ]
-    on_grid = context_files(rec, Window("s", 1, 1, until=10), "c")["c/s_d1-1_until10.readings.csv"]
+    on_grid = context_texts(rec, Window("s", 1, 1, until=10), "c")["c/s_d1-1_until10.readings.csv.xz"]
     assert on_grid.decode().splitlines()[-1] == "10,1,00:10,100,"
 
 
@@ -186,8 +211,8 @@ def test_hand_answers_and_drop_reasons(hand_bench: tuple[Path, Path]) -> None:
     assert items["pm_0-b"]["answer"] == 120.0
     assert items["pm_1-a"]["answer"] == 250.0
     assert items["pm_0-a"]["context"] == {
-        "readings": "contexts/a_d1-1.readings.csv",
-        "events": "contexts/a_d1-1.events.csv",
+        "readings": "contexts/a_d1-1.readings.csv.xz",
+        "events": "contexts/a_d1-1.events.csv.xz",
         "first_day": 1,
         "days": 1,
     }

@@ -15,6 +15,7 @@ import pytest
 
 from wearbench.cgm.sources import import_cgm
 from wearbench.cgmqa import (
+    Window,
     build_cgm_benchmark,
     read_cgm_items,
     read_records,
@@ -70,18 +71,39 @@ def test_real_build_has_pm_and_recorded_future_pd_and_draws_the_seed_counts(
     assert "| 472 |" in sheet
 
 
-def test_long_real_records_are_cut_to_the_30_densest_days(real: tuple[Path, Path]) -> None:
+def test_real_windows_are_the_densest_ending_on_a_complete_day(real: tuple[Path, Path]) -> None:
+    """Up to 30 days ending on a day of >= 231 of 288 readings, the most readings of all such."""
     data, bench = real
     records = {r.subject: r for r in read_records(data)}
     for item in read_cgm_items(bench):
         record = records[item["patient"]]
         ctx = item["context"]
-        assert ctx["days"] == min(30, record.days)
-        w = record_window(record)
+        w = record_window(record, complete_end=True)
         assert (ctx["first_day"], ctx["days"]) == (w.first_day, w.days)
         per_day = np.isfinite(record.bg).reshape(record.days, 288).sum(axis=1)
-        best = max(per_day[i : i + w.days].sum() for i in range(record.days - w.days + 1))
+        assert per_day[w.last_day - 1] >= 231
+        ends = [e for e in range(1, record.days + 1) if per_day[e - 1] >= 231]
+        best = max(per_day[max(0, e - 30) : e].sum() for e in ends)
         assert per_day[w.first_day - 1 : w.last_day].sum() == best
+
+
+def test_a_partial_last_day_is_not_held_out(real: tuple[Path, Path]) -> None:
+    """2307 has 30 days; day 30 holds 183 readings, so days 1-29 are its window and day 29 is held out."""
+    data, bench = real
+    record = next(r for r in read_records(data) if r.subject == "2307")
+    per_day = np.isfinite(record.bg).reshape(record.days, 288).sum(axis=1)
+    assert (record.days, per_day[29], per_day[28]) == (30, 183, 288)
+    assert record_window(record) == Window("2307", 1, 30)
+    assert record_window(record, complete_end=True) == Window("2307", 1, 29)
+    items = [i for i in read_cgm_items(bench) if i["patient"] == "2307"]
+    assert items
+    assert {(i["context"]["first_day"], i["context"]["days"]) for i in items} == {(1, 29)}
+    m = json.loads((bench / "manifest.json").read_text(encoding="utf-8"))
+    assert m["complete_day_readings"] == 231
+    sheet = (bench / "datasheet.md").read_text(encoding="utf-8")
+    why = "later day(s) partial or less dense: 30 (183)"
+    row = f"| 2307 | 30 | 1–29 | {per_day[:29].sum():,} | 29 (288) | {why} |"
+    assert row in sheet
 
 
 def test_real_build_verifies(real: tuple[Path, Path]) -> None:

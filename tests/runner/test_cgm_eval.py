@@ -21,6 +21,7 @@ pytest.importorskip("simglucose")
 from tests.fake_openai import fake_openai_server
 
 from wearbench import WearbenchError
+from wearbench.cgmqa import open_context
 from wearbench.cli import main
 from wearbench.models import GenerateConfig
 from wearbench.prompts import cgm_messages
@@ -120,8 +121,7 @@ def test_naive_mean_and_majority_match_the_formulas(bench: Path, items: list[dic
 
 
 def _last_glucose(path: Path) -> float:
-    with path.open(encoding="utf-8") as f:
-        return [float(r["glucose_mgdl"]) for r in csv.DictReader(f) if r["glucose_mgdl"]][-1]
+    return [float(r["glucose_mgdl"]) for r in csv.DictReader(open_context(path)) if r["glucose_mgdl"]][-1]
 
 
 def test_naive_last_is_the_last_reading_of_the_context(bench: Path, items: list[dict[str, Any]],
@@ -230,8 +230,7 @@ def test_structured_prompt_has_readings_then_events_then_the_question(
     rows = _reading_rows(text)
     assert len(rows) == 3 * 288  # the whole 3-day context
     assert (rows[0][0], rows[-1][0]) == ("0", str(3 * 1440 - 5))
-    with (bench / item["context"]["readings"]).open(encoding="utf-8") as f:
-        stored = [r["glucose_mgdl"] for r in csv.DictReader(f)]
+    stored = [r["glucose_mgdl"] for r in csv.DictReader(open_context(bench / item["context"]["readings"]))]
     shown = [r[3] for r in rows]
     assert all(
         s == "" if g == "" else abs(float(s) - float(g)) <= 0.05 + 1e-9

@@ -14,7 +14,14 @@ from wearbench.cgmqa._build import (
     parse_families,
     read_data_source,
 )
-from wearbench.cgmqa._context import WINDOW_DAYS, Window, record_window
+from wearbench.cgmqa._context import (
+    CONTEXT_SUFFIX,
+    WINDOW_DAYS,
+    Window,
+    open_context,
+    read_context_bytes,
+    record_window,
+)
 from wearbench.cgmqa._read import read_records
 from wearbench.cgmqa._record import MEAL_TYPES, Bolus, Exercise, Meal, PatientRecord
 from wearbench.cgmqa._rerun import Rerun, Trace, rerun_folder
@@ -58,6 +65,7 @@ from wearbench.sim import HYPO_TREATMENT
 
 __all__ = [
     "ANSWER_TYPES",
+    "CONTEXT_SUFFIX",
     "DAY_MIN",
     "FAMILIES",
     "HYPER_MGDL",
@@ -103,9 +111,11 @@ __all__ = [
     "get_template",
     "is_cgm_benchmark",
     "long_runs",
+    "open_context",
     "parse_families",
     "read_cgm_items",
     "read_cgm_manifest",
+    "read_context_bytes",
     "read_data_source",
     "read_records",
     "record_window",

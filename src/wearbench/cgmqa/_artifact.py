@@ -174,7 +174,9 @@ def _template_table(stats: Mapping[str, Any], specs: Mapping[str, Mapping[str, A
     return lines
 
 
-def _window_lines(stats: Mapping[str, Any]) -> list[str]:
+def _window_lines(stats: Mapping[str, Any], complete: int | None) -> list[str]:
+    if complete is not None:
+        return _held_out_lines(stats, complete)
     cut = {s: w for s, w in stats["windows"].items() if w["days"] < w["record_days"]}
     lines = [
         "Records longer than 30 days are cut to the 30 consecutive whole days with the most CGM "
@@ -188,6 +190,35 @@ def _window_lines(stats: Mapping[str, Any]) -> list[str]:
     for s, w in cut.items():
         last = w["first_day"] + w["days"] - 1
         lines.append(f"| {s} | {w['record_days']} | {w['first_day']}–{last} | {_n(w['readings'])} |")
+    return lines
+
+
+def _held_out_lines(stats: Mapping[str, Any], complete: int) -> list[str]:
+    """The windows of real data, each with its held-out last day and why it is that day."""
+    lines = [
+        "On real data the last day of a window is the recorded future the PD templates hold out, so "
+        f"it must be complete: at least {complete} of 288 readings (80 %). Each record's window is, "
+        "among those of up to 30 days ending on a complete day, the one with the most CGM readings "
+        "(the earliest on a tie); a record of 30 days or fewer thus ends on its last complete day "
+        "(docs/cgm-benchmark.md).",
+        "",
+        "| patient | record days | window (days) | readings in window | held-out day (readings) | "
+        "why this day |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s, w in stats["windows"].items():
+        last = w["first_day"] + w["days"] - 1
+        left, (a, b, n) = w["left_out_days"], w.get("densest", (w["first_day"], last, 0))
+        if left:
+            why = "later day(s) partial or less dense: " + ", ".join(f"{d} ({_n(k)})" for d, k in left)
+        elif b != last:
+            why = f"the densest window, days {a}–{b}, ends on partial day {b} ({_n(n)})"
+        else:
+            why = "last day of the densest window, complete"
+        lines.append(
+            f"| {s} | {w['record_days']} | {w['first_day']}–{last} | {_n(w['readings'])} | "
+            f"{last} ({_n(w['last_day_readings'])}) | {why} |"
+        )
     return lines
 
 
@@ -217,7 +248,7 @@ def render_cgm_datasheet(stats: Mapping[str, Any], manifest: Mapping[str, Any], 
     for fam, why in stats["left_out"].items():
         lines.append(f"- {fam.upper()} left out: {why}.")
     lines += ["", "## Patients per family and level", "", *_draw_table(stats), ""]
-    lines += ["## Windows", "", *_window_lines(stats), ""]
+    lines += ["## Windows", "", *_window_lines(stats, manifest.get("complete_day_readings")), ""]
     lines += ["## Dropped items", ""]
     lines.append(
         "A (template, patient) pair with no answer on the record is dropped and counted, never "

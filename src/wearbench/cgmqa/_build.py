@@ -25,8 +25,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from wearbench._errors import WearbenchError
 from wearbench._folder import check_target
 from wearbench._jsonfile import read_json_object
@@ -40,10 +38,12 @@ from wearbench.cgmqa._artifact import (
     write_cgm_artifact,
 )
 from wearbench.cgmqa._context import (
+    COMPLETE_DAY_READINGS,
     WINDOW_DAYS,
     Window,
     context_files,
     context_ref,
+    day_readings,
     item_window,
     record_window,
 )
@@ -257,16 +257,28 @@ def _stats(
         "drops": {tid: dict(sorted(plan.drops[tid].items())) for tid in ids if plan.drops.get(tid)},
         "drop_reasons": dict(sorted(reasons.items())),
         "draws": {k: d.to_dict() for k, d in plan.draws.items()},
-        "windows": {
-            s: {
-                "first_day": w.first_day,
-                "days": w.days,
-                "record_days": records[s].days,
-                "readings": int(np.isfinite(w.cut(records[s]).bg).sum()),
-            }
-            for s, w in bases.items()
-        },
+        "windows": {s: _window_stats(records[s], w) for s, w in bases.items()},
         "left_out": dict(left_out),
+    }
+
+
+def _window_stats(record: PatientRecord, w: Window) -> dict[str, Any]:
+    """A window for the datasheet: its days, readings, and its last (held-out) day's readings.
+
+    ``densest`` is ``[first day, last day, its readings]`` of the window without the
+    complete-last-day rule (:func:`record_window`); ``left_out_days`` lists ``[day, readings]`` of
+    its days after this one's end: the partial days a real record's window was moved off.
+    """
+    per_day = day_readings(record)
+    plain = record_window(record)
+    return {
+        "first_day": w.first_day,
+        "days": w.days,
+        "record_days": record.days,
+        "readings": int(per_day[w.first_day - 1 : w.last_day].sum()),
+        "last_day_readings": int(per_day[w.last_day - 1]),
+        "left_out_days": [[d, int(per_day[d - 1])] for d in range(w.last_day + 1, plain.last_day + 1)],
+        "densest": [plain.first_day, plain.last_day, int(per_day[plain.last_day - 1])],
     }
 
 
@@ -319,7 +331,7 @@ def build_cgm_benchmark(
         "counterfactual" in t.needs for f in fams for t in templates(f)
     )
     records = {r.subject: r for r in read_with_rerun(source.path, rerun, note)}
-    bases = {s: record_window(r) for s, r in records.items()}
+    bases = {s: record_window(r, complete_end=source.kind == "real") for s, r in records.items()}
     _check_keys(bases.values())
     cut = {s: bases[s].cut(r) for s, r in records.items()}
     draws = _draws(cut, fams, sampling, seed)
@@ -341,6 +353,8 @@ def build_cgm_benchmark(
     for w in sorted(plan.windows.values(), key=lambda w: w.key):
         contexts.update(context_files(records[w.subject], w, CONTEXTS))
     manifest = _manifest(source, fams, seed, sampling, stats)
+    if source.kind == "real":
+        manifest["complete_day_readings"] = COMPLETE_DAY_READINGS
     if rerun:
         manifest["counterfactuals"] = counterfactual_entry(records.values(), plan.items)
     write_cgm_artifact(

@@ -6,7 +6,9 @@ manifest's hashes; the data folder against the recorded hashes (a changed or mis
 verification with one line, since nothing can be recomputed from it); then, per item, the
 template's spec against the one recorded at build time, the question text, where its context ends
 ("now" of a prediction item) and the answer, recomputed on the item's window; and per context
-window, the context files, re-rendered from the data byte for byte. When an item's template needs a
+window, the context files, re-rendered from the data and compared byte for byte after
+decompression (so another xz library version cannot fail it; the compressed bytes are checked
+against the manifest's hashes). When an item's template needs a
 counterfactual, the data folder is re-simulated and the counterfactuals re-run as at build time
 (:func:`~wearbench.cgmqa._build.read_with_rerun`).
 """
@@ -23,7 +25,7 @@ from typing import Any
 from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench.cgmqa._artifact import CONTEXTS, MANIFEST, file_sha256, read_cgm_items, read_cgm_manifest
 from wearbench.cgmqa._build import Note, prefetch_with_notes, read_with_rerun
-from wearbench.cgmqa._context import Window, context_files
+from wearbench.cgmqa._context import Window, context_texts, read_context_bytes
 from wearbench.cgmqa._record import PatientRecord
 from wearbench.cgmqa._template import Template, get_template
 
@@ -151,9 +153,13 @@ def _check_contexts(
     for w in sorted(windows, key=lambda w: w.key):
         if w.subject not in records:
             continue  # reported per item
-        for name, data in context_files(records[w.subject], w, CONTEXTS).items():
+        for name, data in context_texts(records[w.subject], w, CONTEXTS).items():
             path = bench / name
-            if not path.is_file() or path.read_bytes() != data:
+            try:
+                same = read_context_bytes(path) == data
+            except WearbenchError:
+                same = False
+            if not same:
                 out.append((name, "missing, or differs from the context re-rendered from the data"))
     return out
 

@@ -6,8 +6,8 @@ event (meals, boluses, exercise, hypo treatments; ``none`` where there is none),
 with its answer instruction. The 30-, 7- and 1-day variants show the last 30, 7 or 1 days of the
 item's context; a prediction item's context ends at its "now" (``until_minute``), so a variant
 shows the days up to now. Values are rounded for the prompt (:data:`PROMPT_DECIMALS`: glucose to
-0.1 mg/dL, the insulin rate to 0.01 mU/min, event amounts to 0.01): the context files hold 17
-significant digits, which would triple a 30-day prompt (~8,640 readings). The answers are computed
+0.1 mg/dL, the insulin rate to 0.01 mU/min, event amounts to 0.01), the precision the context
+files are stored at (``cgmqa._context.DECIMALS``). The answers are computed
 from the unrounded values, so a count against a threshold can differ from the shown values when a
 reading lies within 0.05 mg/dL of it. ``docs/cgm-eval.md`` shows an example.
 """
@@ -20,8 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from wearbench._errors import WearbenchError
-from wearbench.cgmqa import DAY_MIN
+from wearbench.cgmqa import DAY_MIN, open_context
 from wearbench.models import Message
 
 #: The structured prompt's variants: days of context shown.
@@ -46,18 +45,14 @@ PROMPT_DECIMALS: dict[str, int] = {"glucose_mgdl": 1, "insulin_mu_per_min": 2, "
 
 
 def read_context_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """Header and rows of a context CSV file.
+    """Header and rows of a context CSV file (``.csv.xz``, decompressed; ``cgmqa.open_context``).
 
     Raises:
         WearbenchError: If the file cannot be read.
     """
-    try:
-        with path.open(encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            rows = list(reader)
-            return list(reader.fieldnames or ()), rows
-    except OSError as e:
-        raise WearbenchError(f"{path}: cannot read the context ({e})") from e
+    reader = csv.DictReader(open_context(path))
+    rows = list(reader)
+    return list(reader.fieldnames or ()), rows
 
 
 def _shown(rows: Sequence[Mapping[str, str]], start: int, end: int) -> list[Mapping[str, str]]:

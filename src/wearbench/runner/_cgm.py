@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from wearbench._errors import WearbenchError
 from wearbench._registry import registered, registry
-from wearbench.cgmqa import DAY_MIN, STEP_MIN
+from wearbench.cgmqa import DAY_MIN, STEP_MIN, open_context
 from wearbench.runner._bench import checked_items_bytes
 from wearbench.runner._solvers import Answer
 
@@ -104,7 +104,11 @@ class CGMItem:
         return DAY_MIN * int(self.data["context"]["days"])
 
     def context_file(self, which: str) -> Path:
-        """Path of the item's ``readings`` or ``events`` context file."""
+        """Path of the item's ``readings`` or ``events`` context file.
+
+        The file is xz-compressed CSV: read it with ``wearbench.cgmqa.open_context`` or
+        ``pandas.read_csv``.
+        """
         return self.bench / str(self.data["context"][which])
 
 
@@ -189,16 +193,12 @@ def last_reading(path: Path) -> float | None:
     Raises:
         WearbenchError: If the file is missing or has no ``glucose_mgdl`` column.
     """
-    try:
-        with path.open(encoding="utf-8", newline="") as f:
-            rows = csv.DictReader(f)
-            if "glucose_mgdl" not in (rows.fieldnames or ()):
-                raise WearbenchError(f"{path}: no glucose_mgdl column")
-            last = None
-            for row in rows:
-                last = row["glucose_mgdl"] or last
-    except OSError as e:
-        raise WearbenchError(f"{path}: cannot read the context ({e})") from e
+    rows = csv.DictReader(open_context(path))
+    if "glucose_mgdl" not in (rows.fieldnames or ()):
+        raise WearbenchError(f"{path}: no glucose_mgdl column")
+    last = None
+    for row in rows:
+        last = row["glucose_mgdl"] or last
     return None if last is None else float(last)
 
 
