@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import lzma
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -94,7 +95,7 @@ def items(bench: Path) -> dict[str, CGMItem]:
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8", newline="") as f:
+    with lzma.open(path, "rt", encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
 

@@ -1,8 +1,8 @@
 """HealthLoopQA's *agent* baseline: the sandboxed Python tool over the item's data, then a final answer.
 
 Per item, the rows the structured prompt would show (``prompts.shown_minutes``: the item's context
-files, cut at a prediction item's "now" and at ``context_days``) are written, unrounded and
-unchanged, as two CSV files in the sandbox's working directory, ``readings.csv`` and
+files, cut at a prediction item's "now" and at ``context_days``) are written, as stored (at the
+prompt's precision, decompressed), as two CSV files in the sandbox's working directory, ``readings.csv`` and
 ``events.csv``, and loaded there as the pandas DataFrames ``readings`` (also ``df``) and
 ``events`` before the model's first turn. The first user message holds the question, its answer
 instruction and a description of the columns, no data. The model then runs code through the
@@ -28,7 +28,7 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.agent import PYTHON_TOOL, AgentTexts, Sandbox, run_agent
-from wearbench.cgmqa import DAY_MIN
+from wearbench.cgmqa import DAY_MIN, open_context
 from wearbench.models import ChatModel, GenerateConfig, Message, ModelError, ModelOutput, ToolSpec
 from wearbench.prompts import shown_minutes
 from wearbench.runner._cgm import CGMItem
@@ -131,7 +131,7 @@ def _read_table(path: Path) -> _Table:
         WearbenchError: If the file cannot be read or has no ``minute`` column.
     """
     try:
-        with path.open(encoding="utf-8", newline="") as f:
+        with open_context(path) as f:
             header, *rows = list(csv.reader(f))
     except (OSError, ValueError) as e:
         raise WearbenchError(f"{path}: cannot read the context ({e})") from e
