@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import lzma
 import json
+import lzma
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
