@@ -128,7 +128,8 @@ def test_answer_key_cheat_finds_nothing(sandbox: Sandbox, public_dir: Path) -> N
     # the cheat works outside the sandbox (so this test can fail) ...
     assert '"answer": "CANARY-ANSWER"' in outside.stdout, outside.stderr
     assert "READ CANARY-RUN" in outside.stdout
-    assert f"found {[str(bench)]}" in outside.stdout  # from the decoy's /proc/<pid>/cmdline
+    # from the decoy's /proc/<pid>/cmdline (other test workers' --bench folders may show up too)
+    assert repr(str(bench)) in outside.stdout.split("found ")[1]
     assert int(outside.stdout.split("processes ")[1].split()[0]) > 3
     # ... and inside it sees only the sandbox's own processes and none of the host's files
     assert result.ok, result.error
