@@ -95,16 +95,19 @@ def test_the_judge_prompt_holds_question_instruction_truth_and_response(rundir: 
         (info,) = store.runs()
         row = store.rows(info.run_id)[0]
     item = {i.id: i for i in open_cgm_bench(info.bench)[0]}[row.item_id]
-    system, user = judge_messages(item, row.response)
-    assert "reluctance_to_calculate" in system.text
-    assert "format_compliance" in system.text
-    assert user.text.splitlines()[:3] == [
+    (message,) = judge_messages(item, row.response)  # one user message: Gemma has no system role
+    assert message.role == "user"
+    rubric, _, rest = message.text.partition("- other: any other failure.\n\n")
+    case, _, reply = rest.partition("\n\nReply with one JSON object and nothing else:\n")
+    assert "reluctance_to_calculate" in rubric
+    assert "format_compliance" in reply
+    assert case.splitlines()[:3] == [
         f"Question: {item.data['question']}",
         f"Instruction: {item.data['instruction']}",
         f"Correct answer: {json.dumps(item.answer)}" + (f" ({item.unit})" if item.unit else ""),
     ]
-    assert user.text.endswith(f"<<<\n{row.response}\n>>>")
-    long = judge_messages(item, "a" * 100 + "b" * 100, max_response_chars=30)[1].text
+    assert case.endswith(f"<<<\n{row.response}\n>>>")
+    long = judge_messages(item, "a" * 100 + "b" * 100, max_response_chars=30)[0].text
     assert "a" * 20 + "\n[... 170 characters cut ...]\n" + "b" * 10 + "\n>>>" in long
 
 
@@ -279,7 +282,9 @@ def test_cli_judges_over_http_and_fails_in_one_line(rundir: Path, tmp_path: Path
 
 def test_the_real_local_model_judges_two_answers(rundir: Path, llama_base_url: str, tmp_path: Path) -> None:
     runs = _copy(rundir, tmp_path)
-    config = GenerateConfig(max_tokens=64, timeout_s=120, max_retries=0)
+    # Gemma 3 270M echoes the prompt rather than judging; 32 tokens keep the two calls short on a
+    # busy machine. The check is the plumbing: whatever comes back is stored parsed or counted.
+    config = GenerateConfig(max_tokens=32, timeout_s=120, max_retries=0)
     outcome = judge_cgm_runs(runs, f"openai:gemma@{llama_base_url}", limit=2, config=config, concurrency=1)
     with RunStore(runs) as store:
         stored = store.judgements(_run_id(runs))
@@ -288,7 +293,7 @@ def test_the_real_local_model_judges_two_answers(rundir: Path, llama_base_url: s
         assert j.error is None
         assert j.response
         assert j.completion_tokens is not None
-        assert 0 < j.completion_tokens <= 64
+        assert 0 < j.completion_tokens <= 32
         if j.parse_failed:
             assert j.parse_error
             assert j.instruction_following is None

@@ -377,7 +377,7 @@ def _group(judge: str, version: str, rows: Sequence[Judgement]) -> dict[str, Any
         "parsed": len(parsed),
         "parse_failures": len(answered) - len(parsed),
         "errors": len(rows) - len(answered),
-        "patients": len({r.user_id for r in parsed}),
+        "patients": len({r.user_id for r in answered}),
         "means": {k: mean(k) for k in JUDGE_SCORES},
         "failure_types": {t: sum(t in r.failure_types for r in parsed) for t in FAILURE_TYPES},
         "no_failure": sum(not r.failure_types for r in parsed),

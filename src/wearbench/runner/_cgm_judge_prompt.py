@@ -34,7 +34,7 @@ _ALIASES = {"formatting_misalignment": "formatting", "format": "formatting", "ot
 #: Most characters of a response shown to the judge (head and tail kept, the middle cut).
 MAX_RESPONSE_CHARS = 6000
 
-_SYSTEM = """\
+_RUBRIC = """\
 You grade one reply that an AI assistant wrote to a question about a person's diabetes \
 monitoring record (continuous glucose readings every 5 minutes, meals, insulin, exercise). \
 You do not see the record. You see the question, the instruction on how to answer, the \
@@ -54,8 +54,8 @@ Then name every failure that applies (none, one or several):
 - unsupported_assumption: relies on something neither the record nor the question states.
 - guessing_over_uncertainty: commits to a value it admits it cannot determine.
 - formatting: the final answer departs from the required format.
-- other: any other failure.
-
+- other: any other failure."""
+_REPLY = """\
 Reply with one JSON object and nothing else:
 {"instruction_following": 1-5, "reasoning_quality": 1-5, "format_compliance": 1-5, \
 "failure_types": [names from the list, or empty], "rationale": "one sentence"}"""
@@ -167,7 +167,10 @@ def _clip(text: str, limit: int) -> str:
 def judge_messages(
     item: CGMItem, response: str, max_response_chars: int = MAX_RESPONSE_CHARS
 ) -> list[Message]:
-    """The judge prompt for one answer: system rubric, then question, instruction, truth, response.
+    """The judge prompt for one answer: one user message (rubric, the case, the reply format).
+
+    One user message and no system message, so that models whose chat template has no system
+    role (Gemma) see the rubric too.
 
     Args:
         item: The answered item.
@@ -175,10 +178,10 @@ def judge_messages(
         max_response_chars: Most characters of the response shown (head and tail kept).
     """
     unit = f" ({item.unit})" if item.unit else ""
-    user = (
+    case = (
         f"Question: {item.data.get('question', '')}\n"
         f"Instruction: {item.data.get('instruction', '')}\n"
         f"Correct answer: {json.dumps(item.answer, ensure_ascii=False)}{unit}\n\n"
         f"Assistant's reply:\n<<<\n{_clip(response, max_response_chars)}\n>>>"
     )
-    return [Message("system", _SYSTEM), Message("user", user)]
+    return [Message("user", f"{_RUBRIC}\n\n{case}\n\n{_REPLY}")]
