@@ -305,3 +305,14 @@ def test_the_real_local_model_judges_two_answers(rundir: Path, llama_base_url: s
     (group,) = outcome.summaries[0]["judges"]
     assert group["parsed"] + group["parse_failures"] == 2
     assert group["parse_failures"] == sum(j.parse_failed for j in stored)
+
+
+def test_a_moved_benchmark_is_named_and_found_with_bench(rundir: Path, tmp_path: Path) -> None:
+    runs = _copy(rundir, tmp_path)
+    with RunStore(runs) as store:
+        (info,) = store.runs()
+    with pytest.raises(
+        WearbenchError, match=r"benchmark .*nowhere not found \(pass --bench with where it is now\)"
+    ):
+        judge_cgm_runs(runs, FakeJudge(lambda _u, _c: GOOD), bench=tmp_path / "nowhere")
+    assert judge_cgm_runs(runs, FakeJudge(lambda _u, _c: GOOD), bench=info.bench, limit=1).judged == 1
