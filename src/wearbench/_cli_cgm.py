@@ -1,4 +1,4 @@
-"""Command line for CGM data: ``wearbench cgm import | metrics | simulate | build``."""
+"""Command line for CGM data: ``wearbench cgm import | metrics | simulate | build | judge``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ __all__ = ["cgm_group"]
 
 @click.group("cgm")
 def cgm_group() -> None:
-    """CGM data: import real exports, compute metrics, simulate a closed loop, build HealthLoopQA."""
+    """CGM data: import exports, compute metrics, simulate a closed loop, build and judge HealthLoopQA."""
 
 
 @cgm_group.command("import")
@@ -354,4 +354,65 @@ def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: 
     if s["zero_items"]:
         click.echo(
             f"0 items for {len(s['zero_items'])} template(s): {', '.join(s['zero_items'])} (see datasheet.md)"
+        )
+
+
+@cgm_group.command("judge")
+@click.argument("rundir", type=click.Path(path_type=Path))
+@click.option("--model", required=True, metavar="SPEC",
+              help="Judge model spec (forms: `wearbench list adapter`).")  # fmt: skip
+@click.option("--run", "run_id", default=None, help="Run id or prefix (default: every HealthLoopQA run).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Judge at most N answers per run (a fixed order spread over templates).")  # fmt: skip
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Judge calls in flight at once.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output: a readable summary or JSON.")  # fmt: skip
+@click.option("--bench", type=click.Path(path_type=Path), default=None,
+              help="Where the runs' benchmark is now, if it moved (same items.jsonl hash).")  # fmt: skip
+@click.option("--max-tokens", type=click.IntRange(min=1), default=512, show_default=True,
+              help="Most tokens the judge may generate per answer.")  # fmt: skip
+@click.option("--timeout", "timeout_s", type=float, default=120.0, show_default=True, help="Per call, s.")
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries of a failed call (transient errors only).")  # fmt: skip
+@click.option("--api-key-env", "api_key_env", default=None, metavar="VAR",
+              help="Environment variable holding the key for the judge's URL.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def cgm_judge(
+    rundir: Path,
+    model: str,
+    run_id: str | None,
+    limit: int | None,
+    concurrency: int,
+    fmt: str,
+    bench: Path | None,
+    max_tokens: int,
+    timeout_s: float,
+    retries: int,
+    api_key_env: str | None,
+    quiet: bool,
+) -> None:
+    """Grade the answers of the HealthLoopQA runs in RUNDIR with an LLM judge (docs/cgm-judge.md).
+
+    Grades 1-5 for instruction following, reasoning quality and format compliance, and the seed's
+    failure types, stored in RUNDIR/runs.sqlite (table judgements). Judged answers are skipped,
+    so running it again judges only what is new or errored. Exits 1 if any judgement is still
+    errored at the end.
+    """
+    from wearbench.models import GenerateConfig
+    from wearbench.runner import judge_cgm_runs
+
+    config = GenerateConfig(max_tokens=max_tokens, temperature=0.0, timeout_s=timeout_s, max_retries=retries)
+    with _progress_bar(f"judge {model}", not quiet) as progress:
+        outcome = judge_cgm_runs(
+            rundir, model, run_id=run_id, limit=limit, concurrency=concurrency, config=config,
+            progress=progress, api_key_env=api_key_env, bench=bench,
+        )  # fmt: skip
+    if fmt == "json":
+        click.echo(json.dumps(outcome.to_dict(), indent=2, sort_keys=True))
+    else:
+        click.echo(outcome.to_text())
+    if outcome.errored:
+        raise WearbenchError(
+            f"{outcome.errored} judgement(s) still errored; run the same command again to retry them"
         )

@@ -3,20 +3,33 @@
 from wearbench.prompts import ABLATIONS, MODES, Mode, Setting
 from wearbench.runner._bench import OpenBench, open_bench
 from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
+from wearbench.runner._cgm_judge import JudgeOutcome, judge_cgm_runs, judge_summary
+from wearbench.runner._cgm_judge_prompt import (
+    FAILURE_TYPES,
+    JUDGE_PROMPT_VERSION,
+    JUDGE_SCORES,
+    judge_messages,
+    parse_judgement,
+)
 from wearbench.runner._cgm_run import cgm_run_items, make_cgm_solver
 from wearbench.runner._recorder import RunStopped
-from wearbench.runner._records import ResultRow, RunInfo
+from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import RunStore
 
 __all__ = [
     "ABLATIONS",
+    "FAILURE_TYPES",
+    "JUDGE_PROMPT_VERSION",
+    "JUDGE_SCORES",
     "MODES",
     "Answer",
     "CGMItem",
     "CGMSolver",
     "EvalSummary",
+    "JudgeOutcome",
+    "Judgement",
     "Mode",
     "OpenBench",
     "ResultRow",
@@ -30,10 +43,14 @@ __all__ = [
     "cgm_baseline_solver",
     "cgm_run_items",
     "evaluate",
+    "judge_cgm_runs",
+    "judge_messages",
+    "judge_summary",
     "make_cgm_solver",
     "make_solver",
     "open_bench",
     "open_cgm_bench",
+    "parse_judgement",
     "run_solver",
     "select_items",
     "spec_forms",

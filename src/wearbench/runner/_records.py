@@ -93,3 +93,61 @@ class ResultRow:
         out = asdict(self)
         out["extra"] = dict(self.extra)
         return out
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One answer of a HealthLoopQA run graded by an LLM judge (one row of ``judgements``).
+
+    The key is (``run_id``, ``item_id``, ``judge``, ``prompt_version``): a second judge, or a
+    new judge prompt, grades the same answer again beside the first.
+
+    Attributes:
+        run_id: The judged run.
+        item_id: The judged item.
+        user_id: The item's patient (for a patient-clustered bootstrap).
+        judge: Canonical spec of the judge model.
+        prompt_version: Version of the judge prompt (``runner.JUDGE_PROMPT_VERSION``).
+        instruction_following: 1-5, or None when the reply was not a valid judgement.
+        reasoning_quality: 1-5, or None.
+        format_compliance: 1-5, or None.
+        failure_types: The failure types the judge named (empty: none).
+        rationale: The judge's one-line reason ("" if it gave none).
+        parse_failed: A reply came back but it is not a valid judgement (scores stay None).
+        parse_error: Why the reply is not a valid judgement, if so.
+        response: The judge's raw reply ("" on a model error).
+        error: Why no reply came back (model error after retries), if so; retried on the next call.
+        prompt_hash: sha256 of (judge, messages, params): the response-cache key.
+        prompt_tokens: Prompt tokens, as reported by the provider.
+        completion_tokens: Completion tokens, as reported.
+        cost_usd: Cost, if the price is known.
+        latency_s: Wall time of the call, seconds.
+        cached: The reply came from the response cache.
+    """
+
+    run_id: str
+    item_id: str
+    user_id: str
+    judge: str
+    prompt_version: str
+    instruction_following: int | None
+    reasoning_quality: int | None
+    format_compliance: int | None
+    failure_types: tuple[str, ...]
+    rationale: str
+    parse_failed: bool
+    parse_error: str | None
+    response: str
+    error: str | None = None
+    prompt_hash: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out = asdict(self)
+        out["failure_types"] = list(self.failure_types)
+        return out

@@ -6,7 +6,9 @@ Every answered item is committed on its own, in WAL mode, so a process killed at
 ``(run_id, item_id)`` means a re-run can never duplicate a row. Rows whose call failed
 (``error`` set) are deleted and retried when a run resumes. The response cache maps
 sha256(model, messages, params) to the model output, so an identical call is never paid twice,
-in this run or any other run sharing the store.
+in this run or any other run sharing the store. The ``judgements`` table holds an LLM judge's
+grades of HealthLoopQA answers (``wearbench cgm judge``), keyed by run, item, judge and judge
+prompt version, resumable the same way.
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from wearbench._errors import WearbenchError
 from wearbench._version import __version__
 from wearbench.models import ModelOutput, redact
 from wearbench.prompts import Setting
-from wearbench.runner._records import ResultRow, RunInfo
+from wearbench.runner._records import Judgement, ResultRow, RunInfo
 
 STORE_NAME = "runs.sqlite"
 _SCHEMA_VERSION = 1
 _RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))
 #: Text columns that may carry a provider's words (an error body, a transcript): redacted.
-_REDACTED_COLUMNS = frozenset({"response", "error", "transcript", "extra"})
+_REDACTED_COLUMNS = frozenset({"response", "error", "transcript", "extra", "rationale", "parse_error"})
+_JUDGEMENT_COLUMNS = tuple(f.name for f in fields(Judgement))
+_JUDGE_KEY = "run_id=? AND judge=? AND prompt_version=?"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs(
@@ -46,6 +50,14 @@ CREATE TABLE IF NOT EXISTS results(
     created TEXT NOT NULL, PRIMARY KEY(run_id, item_id));
 CREATE TABLE IF NOT EXISTS cache(key TEXT PRIMARY KEY, model TEXT NOT NULL, output TEXT NOT NULL,
     created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS judgements(
+    run_id TEXT NOT NULL, item_id TEXT NOT NULL, user_id TEXT NOT NULL, judge TEXT NOT NULL,
+    prompt_version TEXT NOT NULL, instruction_following INTEGER, reasoning_quality INTEGER,
+    format_compliance INTEGER, failure_types TEXT NOT NULL, rationale TEXT NOT NULL,
+    parse_failed INTEGER NOT NULL, parse_error TEXT, response TEXT NOT NULL, error TEXT,
+    prompt_hash TEXT NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, cost_usd REAL,
+    latency_s REAL NOT NULL, cached INTEGER NOT NULL, created TEXT NOT NULL,
+    PRIMARY KEY(run_id, item_id, judge, prompt_version));
 """
 
 
@@ -176,6 +188,51 @@ class RunStore:
         )
         return [_row(r) for r in cur.fetchall()]
 
+    # judgements -------------------------------------------------------------------------------
+    def add_judgement(self, judgement: Judgement) -> bool:
+        """Append one judgement (committed at once; text redacted); False if it was already stored."""
+        values = [
+            json.dumps(list(v)) if c == "failure_types" else _to_sql(v, c in _REDACTED_COLUMNS)
+            for c, v in ((c, getattr(judgement, c)) for c in _JUDGEMENT_COLUMNS)
+        ]
+        with self._tx() as db:
+            before = db.total_changes
+            db.execute(
+                f"INSERT OR IGNORE INTO judgements({','.join(_JUDGEMENT_COLUMNS)}, created) "
+                f"VALUES({','.join('?' * (len(_JUDGEMENT_COLUMNS) + 1))})",
+                (*values, _now()),
+            )
+            return db.total_changes > before
+
+    def judged(self, run_id: str, judge: str, prompt_version: str) -> set[str]:
+        """Item ids of the run that this judge and prompt version graded without an error."""
+        cur = self._db.execute(
+            f"SELECT item_id FROM judgements WHERE {_JUDGE_KEY} AND error IS NULL",
+            (run_id, judge, prompt_version),
+        )
+        return {r[0] for r in cur.fetchall()}
+
+    def drop_judgement_errors(self, run_id: str, judge: str, prompt_version: str) -> int:
+        """Delete this judge's errored judgements of the run (so they are retried); returns how many."""
+        with self._tx() as db:
+            cur = db.execute(
+                f"DELETE FROM judgements WHERE {_JUDGE_KEY} AND error IS NOT NULL",
+                (run_id, judge, prompt_version),
+            )
+        return cur.rowcount
+
+    def judgements(self, run_id: str, judge: str | None = None) -> list[Judgement]:
+        """The run's judgements (of one judge spec, or all), sorted by judge, prompt version and item."""
+        where, args = "run_id=?", [run_id]
+        if judge is not None:
+            where, args = where + " AND judge=?", [*args, judge]
+        cur = self._db.execute(
+            f"SELECT {','.join(_JUDGEMENT_COLUMNS)} FROM judgements WHERE {where} "
+            "ORDER BY judge, prompt_version, item_id",
+            args,
+        )
+        return [_judgement(r) for r in cur.fetchall()]
+
     # cache ------------------------------------------------------------------------------------
     def cached(self, key: str) -> ModelOutput | None:
         """The cached output for a prompt hash, if any."""
@@ -222,3 +279,11 @@ def _row(values: Sequence[Any]) -> ResultRow:
         data[key] = bool(data[key])
     data["extra"] = json.loads(data["extra"])
     return ResultRow(**data)
+
+
+def _judgement(values: Sequence[Any]) -> Judgement:
+    data = dict(zip(_JUDGEMENT_COLUMNS, values, strict=True))
+    for key in ("parse_failed", "cached"):
+        data[key] = bool(data[key])
+    data["failure_types"] = tuple(json.loads(data["failure_types"]))
+    return Judgement(**data)
