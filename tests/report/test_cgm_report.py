@@ -121,6 +121,7 @@ def test_one_page_holds_both_kinds(page: str) -> None:
         assert f'<section id="{sid}">' in page
     assert "<h2>WearableQA: Leaderboard</h2>" in page  # titled by kind when both are shown
     assert page.index('id="leaderboard"') < page.index('id="hlqa-runs"')
+    assert "hlqa-judge" not in page  # no run of the store was judged: no judge section
     assert "<script" not in page
     assert "http://" not in page
     assert "https://" not in page

@@ -3,12 +3,14 @@
 Each table takes the runs as ``(tag, run info, score dict)``, the score dict being
 :meth:`~wearbench.scoring.CGMRunScore.to_dict` (scores on 0–100). Score cells carry their
 exact values as ``data-*`` attributes (``data-run``, ``data-cell`` or ``data-template``,
-``data-score``, ``data-n``, ``data-parse-failures``), so the page can be checked against
-``wearbench score --format json``.
+``data-score``, ``data-n``, ``data-parse-failures``; a judge's grade cells ``data-judge``,
+``data-grade``, ``data-mean``, ``data-ci-low``, ``data-ci-high``, ``data-n``, its failure-type
+cell ``data-failures``), so the page can be checked against ``wearbench score --format json``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -16,7 +18,7 @@ from typing import Any
 
 from wearbench.cgmqa import LEVELS
 from wearbench.report._eval_html import is_baseline, model_label, table
-from wearbench.runner import ResultRow, RunInfo
+from wearbench.runner import JUDGE_SCORES, ResultRow, RunInfo
 from wearbench.scoring import TABLE_FAMILIES
 
 #: One HealthLoopQA run in the report: ``(tag, run info, score dict)``.
@@ -178,4 +180,66 @@ def template_table(runs: Sequence[CGMScored]) -> str:
     return (
         f'<div class="scroll"><table id="hlqa-templates-table"><thead><tr>{head}</tr></thead>'
         f"{''.join(body)}</table></div>"
+    )
+
+
+def _grade_cell(tag: str, judge: str, grade: str, g: Mapping[str, Any]) -> str:
+    """A judge's grade cell: mean on 1–5, its interval and n, exact values as ``data-*``."""
+    if not g["n"]:
+        return '<td class="cell">–</td>'
+    attrs = (
+        f'data-run="{escape(tag)}" data-judge="{escape(judge)}" data-grade="{escape(grade)}" '
+        f'data-mean="{g["mean"]!r}" data-ci-low="{g["ci_low"]!r}" data-ci-high="{g["ci_high"]!r}" '
+        f'data-n="{g["n"]}"'
+    )
+    small = f"<small>[{_f(g['ci_low'], 2)}–{_f(g['ci_high'], 2)}]</small><small>n={g['n']}</small>"
+    return f'<td class="cell" {attrs}>{_f(g["mean"], 2)}{small}</td>'
+
+
+def _failure_cell(tag: str, judge: str, block: Mapping[str, Any]) -> str:
+    """The failure types a judge named (count and share of the parsed judgements), and ``none``."""
+    counts = {t: c["count"] for t, c in block["failure_types"].items()}
+    named = [
+        f"{t.replace('_', ' ')} {c['count']} ({_f(100 * c['share'], 0)}%)"
+        for t, c in block["failure_types"].items()
+        if c["count"]
+    ]
+    none = block["no_failure"]
+    if none["count"]:
+        named.append(f"none named {none['count']} ({_f(100 * none['share'], 0)}%)")
+    data = escape(json.dumps({**counts, "none": none["count"]}, sort_keys=True))
+    return (
+        f'<td class="l" data-run="{escape(tag)}" data-judge="{escape(judge)}" data-failures="{data}">'
+        f"{escape('; '.join(named) or '–')}</td>"
+    )
+
+
+def judge_table(runs: Sequence[CGMScored]) -> str:
+    """One row per run × judge (spec and prompt version): counts, the three grades, failure types.
+
+    Empty (no table) when no run has judgements.
+    """
+    grades = JUDGE_SCORES
+    fixed = ["run", "judge", "prompt", "judged", "parse failures", "errors"]
+    head = (
+        "".join(f'<th class="l">{h}</th>' for h in fixed[:3])
+        + "".join(f"<th>{h}</th>" for h in fixed[3:])
+        + "".join(f"<th>{escape(g.replace('_', ' '))} (1–5)</th>" for g in grades)
+        + '<th class="l">failure types (of parsed)</th>'
+    )
+    body = []
+    for tag, info, r in runs:
+        for b in r.get("judges", ()):
+            left = "".join(
+                f'<td class="l">{escape(v)}</td>'
+                for v in (cgm_run_label(tag, info), model_label(b["judge"]), b["prompt_version"])
+            )
+            counts = "".join(f"<td>{b[k]}</td>" for k in ("n", "parse_failures", "errors"))
+            cells = "".join(_grade_cell(tag, b["judge"], g, b["grades"][g]) for g in grades)
+            body.append(f"<tr>{left}{counts}{cells}{_failure_cell(tag, b['judge'], b)}</tr>")
+    if not body:
+        return ""
+    return (
+        f'<div class="scroll"><table id="hlqa-judge-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )

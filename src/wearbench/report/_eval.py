@@ -24,7 +24,7 @@ from wearbench.questions import Item, UserContext
 from wearbench.report import _eval_html as H
 from wearbench.report._cgm import cgm_parts
 from wearbench.report._cgm_html import CSS as CGM_CSS
-from wearbench.runner import ResultRow, RunInfo, RunStore
+from wearbench.runner import Judgement, ResultRow, RunInfo, RunStore
 from wearbench.scoring import (
     LABEL_FAMILIES,
     RunScore,
@@ -285,19 +285,22 @@ def report_runs(
     WearableQA runs must share one benchmark (same ``items.jsonl`` hash), whose folder, as
     recorded in the runs, provides the items and the series of the examples; so must
     HealthLoopQA runs (a run folder may hold runs of both kinds). The page shows the
-    WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``); the two kinds
-    never share a table.
+    WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``, with an LLM-judge
+    table when the store holds ``wearbench cgm judge`` grades); the two kinds never share a table.
 
     Raises:
         WearbenchError: Without runs, with runs of one kind on different benchmarks, or when a
             benchmark folder is gone or changed.
     """
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
+    judgements: dict[str, list[Judgement]] = {}
     for rundir in rundirs:
         if not (Path(rundir) / "runs.sqlite").is_file():
             raise WearbenchError(f"{rundir}: no run store (runs.sqlite)")
         with RunStore(rundir) as store:
-            runs += [(info, store.rows(info.run_id)) for info in store.runs()]
+            for info in store.runs():
+                runs.append((info, store.rows(info.run_id)))
+                judgements[info.run_id] = store.judgements(info.run_id)
     if not runs:
         raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
     cgm = [(info, rows) for info, rows in runs if is_cgm_run(info)]
@@ -317,7 +320,7 @@ def report_runs(
         from wearbench.report._eval_plots import plot_style
 
         with plot_style():
-            m, s = cgm_parts(cgm, seed=seed, n_boot=n_boot)
+            m, s = cgm_parts(cgm, judgements=judgements, seed=seed, n_boot=n_boot)
         meta += m if wqa else [*m, f"wearbench {__version__}"]
         sections += s
     page = H.document("wearbench evaluation report", meta, sections, css=CGM_CSS if cgm else "")

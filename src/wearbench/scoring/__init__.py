@@ -29,6 +29,7 @@ from wearbench.scoring._cgm import (
     score_cgm,
     score_cgm_run,
 )
+from wearbench.scoring._cgm_judge import judge_block, judge_blocks, stored_judgements
 from wearbench.scoring._compare import Comparison, compare_runs, mcnemar_exact
 from wearbench.scoring._extract import (
     ANSWER_TYPES,
@@ -52,13 +53,14 @@ from wearbench.scoring._freeform import (
     set_f1,
     smape,
 )
-from wearbench.scoring._schema import GROUP_SCHEMA, SCORE_JSON_SCHEMA, check_score_json
+from wearbench.scoring._schema import GROUP_SCHEMA, JUDGE_SCHEMA, SCORE_JSON_SCHEMA, check_score_json
 from wearbench.scoring._solve import SolveResult, solve_benchmark
 
 __all__ = [
     "ANSWER_TYPES",
     "CGM_BREAKDOWNS",
     "GROUP_SCHEMA",
+    "JUDGE_SCHEMA",
     "LABEL_FAMILIES",
     "METRICS",
     "ROW_FIELDS",
@@ -91,6 +93,8 @@ __all__ = [
     "find_answer",
     "healthloopqa_breakdown",
     "is_cgm_run",
+    "judge_block",
+    "judge_blocks",
     "mae",
     "mcnemar_exact",
     "metric_name",
@@ -106,5 +110,6 @@ __all__ = [
     "set_f1",
     "smape",
     "solve_benchmark",
+    "stored_judgements",
     "wilson_interval",
 ]

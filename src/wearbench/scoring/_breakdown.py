@@ -17,6 +17,7 @@ from wearbench.questions import LETTERS, Item
 from wearbench.runner import ResultRow, RunInfo, RunStore, select_items
 from wearbench.scoring._bootstrap import cluster_bootstrap_ci
 from wearbench.scoring._cgm import CGMRunScore, is_cgm_run, score_cgm
+from wearbench.scoring._cgm_judge import stored_judgements
 
 #: Item attributes the accuracy is broken down by (``pair_kind`` skips items without one).
 LABEL_FAMILIES: tuple[str, ...] = ("reasoning", "signals", "grounding", "dependency", "type", "pair_kind")
@@ -428,7 +429,8 @@ def score_runs(
     :class:`CGMRunScore` (:func:`score_cgm`); both have ``to_dict``, ``to_text`` and
     ``summary_line``, and ``to_dict`` follows the one schema :data:`SCORE_JSON_SCHEMA` (``kind``,
     ``score`` on 0–100, ``ci_low``, ``ci_high``, ``ci_method``, ``n``, ``parse_failures``,
-    ``breakdowns`` …), each kind with its own keys beside.
+    ``breakdowns`` …), each kind with its own keys beside. A HealthLoopQA run's stored LLM-judge
+    grades (``wearbench cgm judge``) become its ``judges`` blocks.
 
     Raises:
         WearbenchError: As :func:`score_store`, or :func:`score_cgm` for a HealthLoopQA run.
@@ -436,7 +438,8 @@ def score_runs(
     out: list[RunScore | CGMRunScore] = []
     for info, rows in _stored_runs(rundir, run_id):
         if is_cgm_run(info):
-            out.append(score_cgm(info, rows, seed=seed, n_boot=n_boot))
+            judged = stored_judgements(rundir, info.run_id)
+            out.append(score_cgm(info, rows, judgements=judged, seed=seed, n_boot=n_boot))
             continue
         check_bench(info)
         items = covered_items(info, read_items(Path(info.bench)))

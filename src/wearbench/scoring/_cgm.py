@@ -18,7 +18,8 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench.cgmqa import KIND, LEVELS, is_cgm_benchmark
-from wearbench.runner import CGMItem, ResultRow, RunInfo, cgm_run_items, open_cgm_bench
+from wearbench.runner import CGMItem, Judgement, ResultRow, RunInfo, cgm_run_items, open_cgm_bench
+from wearbench.scoring._cgm_judge import judge_blocks, judge_lines
 from wearbench.scoring._extract import Parsed, extract_answer
 from wearbench.scoring._freeform import _summary, healthloopqa_breakdown, score_item
 
@@ -47,8 +48,9 @@ class CGMRunScore:
         """The result in the one score schema (:data:`SCORE_JSON_SCHEMA`), kind ``healthloopqa``.
 
         ``score``, ``ci_low``, ``ci_high`` (``ci_method`` ``patient_bootstrap``), ``n``,
-        ``parse_failures``, ``breakdowns`` (:data:`CGM_BREAKDOWNS`), each breakdown also on top.
-        Scores are on 0–100; ``docs/cgm-eval.md`` lists every key.
+        ``parse_failures``, ``breakdowns`` (:data:`CGM_BREAKDOWNS`), each breakdown also on top;
+        ``judges`` (one block per judge spec and prompt version, grades on 1–5) only when the
+        run has judgements. Scores are on 0–100; ``docs/cgm-eval.md`` lists every key.
         """
         return dict(self.result)
 
@@ -61,7 +63,7 @@ class CGMRunScore:
         )
 
     def to_text(self) -> str:
-        """The Table 2 shape (PM/AD/PD × levels, overall) and one row per template."""
+        """The Table 2 shape (PM/AD/PD × levels, overall), one row per template, the judges' grades."""
         r = self.result
         lines = [f"{r['run_id']}  {r['setting']}  HealthLoopQA", self.summary_line(), ""]
         lines.append(f"{'family':<8}" + "".join(f"{lv:>14}" for lv in LEVELS) + f"{'all':>14}")
@@ -82,6 +84,8 @@ class CGMRunScore:
                 f"{tid:<10}{m['level']:<13}{m['metric']:<15}{t['n']:>5}{_f(t['score']):>8}"
                 f"{_f(m['value'], 3):>10}{t['parse_failures']:>7}"
             )
+        for block in r.get("judges", ()):
+            lines += ["", *judge_lines(block)]
         return "\n".join(lines)
 
 
@@ -105,7 +109,13 @@ def _scored(item: CGMItem, row: ResultRow) -> tuple[float, bool, Any]:
 
 
 def score_cgm_run(
-    info: RunInfo, rows: Iterable[ResultRow], items: Sequence[CGMItem], *, seed: int = 0, n_boot: int = 2000
+    info: RunInfo,
+    rows: Iterable[ResultRow],
+    items: Sequence[CGMItem],
+    *,
+    judgements: Iterable[Judgement] = (),
+    seed: int = 0,
+    n_boot: int = 2000,
 ) -> CGMRunScore:
     """Score a HealthLoopQA run's rows against the items it covers.
 
@@ -114,11 +124,13 @@ def score_cgm_run(
         rows: Its stored rows.
         items: The items the run covers (:func:`~wearbench.runner.cgm_run_items`); those without
             a row are reported as missing, not scored.
+        judgements: The run's LLM-judge grades (``RunStore.judgements``); with any, the result
+            gets ``judges`` (:func:`~wearbench.scoring._cgm_judge.judge_blocks`).
         seed: Bootstrap seed.
         n_boot: Bootstrap replicates.
 
     Raises:
-        WearbenchError: If a row names an item the run does not cover.
+        WearbenchError: If a row names an item the run does not cover, or a judgement another run.
     """
     by_id = {i.id: i for i in items}
     scored: list[dict[str, Any]] = []
@@ -153,6 +165,9 @@ def score_cgm_run(
         run_id=info.run_id, model=info.model, setting=info.setting.key(), bench=info.bench, errors=errors,
         n_items=len(items), missing=len(set(by_id) - {r.item_id for r in stored}),
     )  # fmt: skip
+    judges = judge_blocks(info.run_id, judgements, seed=seed, n_boot=n_boot)
+    if judges:
+        out["judges"] = judges
     return CGMRunScore(out)
 
 
@@ -176,8 +191,17 @@ def is_cgm_run(info: RunInfo) -> bool:
     return info.params.get("bench_kind") == KIND or is_cgm_benchmark(info.bench)
 
 
-def score_cgm(info: RunInfo, rows: Sequence[ResultRow], *, seed: int = 0, n_boot: int = 2000) -> CGMRunScore:
+def score_cgm(
+    info: RunInfo,
+    rows: Sequence[ResultRow],
+    *,
+    judgements: Iterable[Judgement] = (),
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> CGMRunScore:
     """Score a HealthLoopQA run from its benchmark folder (whose ``items.jsonl`` must be unchanged).
+
+    ``judgements`` (the run's LLM-judge grades) add the ``judges`` blocks, as in :func:`score_cgm_run`.
 
     Raises:
         WearbenchError: If the benchmark is missing or altered.
@@ -187,4 +211,5 @@ def score_cgm(info: RunInfo, rows: Sequence[ResultRow], *, seed: int = 0, n_boot
         raise WearbenchError(
             f"run {info.run_id}: {info.bench}/items.jsonl changed since the run (hash differs)"
         )
-    return score_cgm_run(info, rows, cgm_run_items(info, items), seed=seed, n_boot=n_boot)
+    covered = cgm_run_items(info, items)
+    return score_cgm_run(info, rows, covered, judgements=judgements, seed=seed, n_boot=n_boot)

@@ -1,9 +1,10 @@
 """The one schema of ``wearbench score --format json``, for WearableQA and HealthLoopQA runs alike.
 
 :data:`SCORE_JSON_SCHEMA` is a JSON Schema (the subset :func:`check_score_json` reads: ``type``,
-``enum``, ``minimum``, ``maximum``, ``required``, ``properties``, ``additionalProperties``), so
-any JSON Schema validator accepts it too. Each kind adds its own keys beside the common ones
-(extra keys are allowed); ``docs/cgm-eval.md`` lists both.
+``enum``, ``minimum``, ``maximum``, ``required``, ``properties``, ``additionalProperties``,
+``items``), so any JSON Schema validator accepts it too. Each kind adds its own keys beside the
+common ones (extra keys are allowed); ``docs/cgm-eval.md`` lists both. ``judges`` (a HealthLoopQA
+run's LLM-judge grades, :data:`JUDGE_SCHEMA`) is optional: absent when the run has no judgements.
 """
 
 from __future__ import annotations
@@ -24,6 +25,41 @@ GROUP_SCHEMA: dict[str, Any] = {
         "ci_high": _SCORE,
         "n": _COUNT,
         "parse_failures": _COUNT,
+    },
+}
+
+_GRADE: dict[str, Any] = {"type": ["number", "null"], "minimum": 1, "maximum": 5}
+_SHARE: dict[str, Any] = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_COUNTED: dict[str, Any] = {
+    "type": "object",
+    "required": ["count", "share"],
+    "properties": {"count": _COUNT, "share": _SHARE},
+}
+
+#: One judge (spec + prompt version) of a HealthLoopQA run: counts, each grade's mean on 1–5 with
+#: its patient-clustered 95% interval, failure-type counts and shares of the parsed judgements.
+JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        *("judge", "prompt_version", "n", "parsed", "parse_failures", "errors", "patients"),
+        *("ci_method", "grades", "failure_types", "no_failure"),
+    ],
+    "properties": {
+        "judge": {"type": "string"},
+        "prompt_version": {"type": "string"},
+        **dict.fromkeys(("n", "parsed", "parse_failures", "errors", "patients"), _COUNT),
+        "ci_method": {"enum": ["patient_bootstrap"]},
+        "grades": {
+            "type": "object",
+            "required": ["instruction_following", "reasoning_quality", "format_compliance"],
+            "additionalProperties": {
+                "type": "object",
+                "required": ["mean", "ci_low", "ci_high", "n"],
+                "properties": {"mean": _GRADE, "ci_low": _GRADE, "ci_high": _GRADE, "n": _COUNT},
+            },
+        },
+        "failure_types": {"type": "object", "additionalProperties": _COUNTED},
+        "no_failure": _COUNTED,
     },
 }
 
@@ -56,6 +92,7 @@ SCORE_JSON_SCHEMA: dict[str, Any] = {
             "type": "object",
             "additionalProperties": {"type": "object", "additionalProperties": GROUP_SCHEMA},
         },
+        "judges": {"type": "array", "items": JUDGE_SCHEMA},
     },
 }
 
@@ -89,6 +126,9 @@ def _check(value: Any, schema: Mapping[str, Any], path: str) -> None:
             raise ValueError(f"{path}: {value} is below {schema['minimum']}")
         if "maximum" in schema and value > schema["maximum"]:
             raise ValueError(f"{path}: {value} is above {schema['maximum']}")
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for i, sub in enumerate(value):
+            _check(sub, schema["items"], f"{path}[{i}]")
     if not isinstance(value, dict):
         return
     missing = [k for k in schema.get("required", ()) if k not in value]
