@@ -154,8 +154,8 @@ def test_a_valid_reply_is_read_exactly() -> None:
 
 
 def _scripted(user: str, _call: int) -> str:
-    """Three kinds of reply, chosen by the first digit of the stored response's number."""
-    digit = next(c for c in user.split("<<<")[1] if c.isdigit())
+    """Three kinds of reply, chosen by the first digit of the stored response ("0" when it has none)."""
+    digit = next((c for c in user.split("<<<")[1] if c.isdigit()), "0")
     if digit in "0123":
         return GOOD
     if digit in "456":
