@@ -150,10 +150,10 @@ def test_missing_sdk_gives_the_install_command(monkeypatch, module, spec, hint):
 
 
 def test_gguf_real_file(gemma_path):
-    model = load_model(f"gguf:{gemma_path}?chat_format=gemma&n_ctx=512&n_threads=2")
+    model = load_model(f"gguf:{gemma_path}?chat_format=wearbench-gemma&n_ctx=512&n_threads=2")
     assert isinstance(model, GGUFChat)
     assert isinstance(model, ChatModel)
-    assert model.name == f"gguf:{gemma_path}?chat_format=gemma"
+    assert model.name == f"gguf:{gemma_path}?chat_format=wearbench-gemma"
     assert model.n_ctx == 512
     close(model)
 

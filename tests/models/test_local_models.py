@@ -6,7 +6,16 @@ import asyncio
 
 import pytest
 
-from wearbench.models import GenerateConfig, GGUFChat, ImagePart, Message, ModelError, OpenAIChat, TextPart
+from wearbench.models import (
+    GEMMA_CHAT_FORMAT,
+    GenerateConfig,
+    GGUFChat,
+    ImagePart,
+    Message,
+    ModelError,
+    OpenAIChat,
+    TextPart,
+)
 
 SHORT = (Message("user", "What is the capital of France?"),)
 
@@ -33,13 +42,13 @@ def test_openai_adapter_against_llama_server(llama_base_url):
 
 @pytest.fixture(scope="module")
 def gemma(gemma_path):
-    model = GGUFChat(str(gemma_path), chat_format="gemma", n_ctx=1024, n_threads=2)
+    model = GGUFChat(str(gemma_path), chat_format=GEMMA_CHAT_FORMAT, n_ctx=1024, n_threads=2)
     yield model
     asyncio.run(model.aclose())
 
 
 def test_gguf_in_process_generates_text(gemma, gemma_path):
-    assert gemma.name == f"gguf:{gemma_path}?chat_format=gemma"
+    assert gemma.name == f"gguf:{gemma_path}?chat_format=wearbench-gemma"
     assert (gemma.vision, gemma.tools) == (False, False)
     out = asyncio.run(gemma.generate(SHORT, GenerateConfig(max_tokens=4, timeout_s=60.0)))
     assert out.text.strip()
@@ -67,7 +76,7 @@ def test_gguf_refuses_images_and_tools(gemma):
 
 
 def test_gguf_prompt_longer_than_context_is_an_error(gemma_path):
-    model = GGUFChat(str(gemma_path), chat_format="gemma", n_ctx=256, n_threads=2)
+    model = GGUFChat(str(gemma_path), chat_format=GEMMA_CHAT_FORMAT, n_ctx=256, n_threads=2)
     long_prompt = (Message("user", "resting heart rate 61 bpm; " * 200),)
     try:
         with pytest.raises(ModelError, match=r"longer than the context window n_ctx=256"):

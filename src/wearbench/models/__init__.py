@@ -2,10 +2,11 @@
 
 Importing this package imports no SDK: ``openai``, ``anthropic`` and ``llama_cpp`` are
 imported by the adapter constructors. :func:`load_model` builds an adapter from a spec such
-as ``openai:gpt-4o-mini`` or ``gguf:model.gguf?chat_format=gemma``.
+as ``openai:gpt-4o-mini`` or ``gguf:model.gguf?chat_format=wearbench-gemma``.
 """
 
 from wearbench.models._anthropic import AnthropicChat
+from wearbench.models._gemma_format import GEMMA_CHAT_FORMAT, gemma_prompt
 from wearbench.models._gguf import GGUFChat
 from wearbench.models._load import load_model
 from wearbench.models._local import gemma_model_path, quiet_stderr
@@ -30,6 +31,7 @@ from wearbench.models._types import (
 )
 
 __all__ = [
+    "GEMMA_CHAT_FORMAT",
     "AnthropicChat",
     "ChatModel",
     "GGUFChat",
@@ -47,6 +49,7 @@ __all__ = [
     "call_with_retries",
     "cost_usd",
     "gemma_model_path",
+    "gemma_prompt",
     "llama_server",
     "load_model",
     "prompt_hash",

@@ -1,6 +1,7 @@
 """In-process GGUF model adapter via ``llama-cpp-python`` (text only, no tools).
 
-``llama_cpp`` is imported in the constructor, never at module import. One ``Llama`` object is
+``llama_cpp`` is imported in the constructor, never at module import; the constructor registers
+wearbench's chat formats (``wearbench-gemma``) with it first. One ``Llama`` object is
 not thread-safe, so calls are serialised: an :class:`asyncio.Lock` orders waiting callers and
 a :class:`threading.Lock` guards the model even when a timed-out call's thread still runs.
 """
@@ -15,6 +16,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from wearbench.models._gemma_format import register_chat_formats
 from wearbench.models._local import quiet_stderr
 from wearbench.models._openai import parse_chat_completion
 from wearbench.models._retry import call_with_retries
@@ -52,8 +54,9 @@ class GGUFChat:
 
         Args:
             path: The ``.gguf`` file.
-            chat_format: llama-cpp-python chat format (e.g. ``gemma``) for models whose file has
-                no chat template; None: use the template in the file.
+            chat_format: llama-cpp-python chat format for models whose file has no chat template
+                (``wearbench-gemma`` for the bundled Gemma model; llama-cpp-python's ``gemma``
+                drops system messages); None: use the template in the file.
             n_ctx: Context window, tokens.
             n_threads: CPU threads (None: llama.cpp's default).
 
@@ -64,6 +67,7 @@ class GGUFChat:
             llama_cpp = importlib.import_module("llama_cpp")  # optional, untyped dependency
         except ImportError as e:
             raise ModelError(f"the GGUF adapter needs llama-cpp-python: {GGUF_INSTALL_HINT}") from e
+        register_chat_formats()
         if n_ctx < 1:
             raise ModelError(f"gguf:{path}: n_ctx must be positive, got {n_ctx}")
         self.path = path

@@ -3,8 +3,9 @@
 The package ships the 253 MB file in chunks; :func:`gemma_model_path` assembles it once
 (sha256-checked by the package) into ``$WEARBENCH_MODEL_CACHE`` or
 ``~/.cache/wearbench/models/`` and reuses it. Safe for concurrent processes: each assembles
-into its own temporary file and renames it into place atomically. It is a base model without a
-chat template: use ``chat_format="gemma"`` (spec ``gguf:PATH?chat_format=gemma``).
+into its own temporary file and renames it into place atomically. Its file has no chat
+template: use ``chat_format="wearbench-gemma"`` (spec ``gguf:PATH?chat_format=wearbench-gemma``),
+which keeps system messages; llama-cpp-python's ``gemma`` format drops them.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """llama.cpp's OpenAI-compatible server as a context manager (for tests, benchmarks and users).
 
 Needs the ``[local]`` extra (``llama-cpp-python[server]``). Point ``openai:MODEL@URL`` at the
-yielded URL to evaluate a local GGUF model over HTTP, exactly as a remote endpoint.
+yielded URL to evaluate a local GGUF model over HTTP, exactly as a remote endpoint. The server
+runs as ``python -m wearbench.models._llama_server_main``, which registers wearbench's chat
+formats (``wearbench-gemma``) before handing over to ``llama_cpp.server``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -17,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from wearbench.models._gemma_format import GEMMA_CHAT_FORMAT
 from wearbench.models._types import ModelError
 
 STARTUP_TIMEOUT_S = 60.0
@@ -36,6 +40,14 @@ def _tail(path: Path, lines: int = 30) -> str:
         return "(no stderr)"
 
 
+def _server_env() -> dict[str, str]:
+    # The server process must import this same wearbench (a test's or a checkout's source tree),
+    # not another one installed in the environment.
+    src = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([src, path]) if path else src}
+
+
 def _answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=1.0) as response:
@@ -49,16 +61,17 @@ def llama_server(
     model_path: Path | str,
     *,
     port: int | None = None,
-    chat_format: str = "gemma",
+    chat_format: str = GEMMA_CHAT_FORMAT,
     n_ctx: int = 4096,
     n_threads: int = 2,
 ) -> Iterator[str]:
-    """Run llama.cpp's OpenAI-compatible server (``python -m llama_cpp.server``) on 127.0.0.1.
+    """Run llama.cpp's OpenAI-compatible server (``llama_cpp.server``) on 127.0.0.1.
 
     Args:
         model_path: GGUF file.
         port: Port (default: a free one).
-        chat_format: llama-cpp-python chat format (``gemma`` for the bundled base model).
+        chat_format: llama-cpp-python chat format; the default ``wearbench-gemma`` suits the
+            bundled Gemma model (llama-cpp-python's ``gemma`` drops system messages).
         n_ctx: Context window, tokens.
         n_threads: CPU threads.
 
@@ -71,7 +84,7 @@ def llama_server(
     port = port or _free_port()
     base_url = f"http://127.0.0.1:{port}/v1"
     command = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "wearbench.models._llama_server_main",
         "--model", str(model_path),
         "--chat_format", chat_format,
         "--n_ctx", str(n_ctx),
@@ -82,7 +95,7 @@ def llama_server(
     with tempfile.TemporaryDirectory(prefix="llama-server-") as tmp:
         log = Path(tmp) / "stderr.log"
         with log.open("wb") as stderr:
-            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, env=_server_env())
         try:
             deadline = time.monotonic() + STARTUP_TIMEOUT_S
             while not _answers(f"{base_url}/models"):

