@@ -76,6 +76,7 @@ def llama_server(
         "--chat_format", chat_format,
         "--n_ctx", str(n_ctx),
         "--n_threads", str(n_threads),
+        "--logits_all", "False",
         "--host", "127.0.0.1",
         "--port", str(port),
     ]  # fmt: skip
