@@ -3,8 +3,10 @@
 Runs ``baseline:oracle`` and every ``naive-*`` baseline on BENCH into ``--out`` (one run store)
 and prints, per baseline, the 0–100 item score with its patient-clustered 95% interval, n, parse
 failures and the score per family (Markdown), then with ``--templates`` the score of each naive
-baseline per template it covers, and the size in characters of the structured prompt of the
-first ``pm_0`` item in its 30-, 7- and 1-day variants.
+baseline per template it covers, and the size of the structured and the timelined prompt of the
+first ``pm_0`` item in its 30-, 7- and 1-day variants: characters and Gemma 3 tokens (the
+system and user messages' text, without the chat template's role markers; ``approx`` where the
+tokenizer is not installed).
 
 Run: ``python benchmarks/cgm_eval.py BENCH --out RUNDIR [--templates]`` (a few seconds).
 """
@@ -15,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from wearbench.cgmqa import read_cgm_items
-from wearbench.prompts import cgm_messages
+from wearbench.prompts import CGM_PROMPTS, cgm_prompt, prompt_tokens
 from wearbench.runner import evaluate
 from wearbench.scoring import score_runs
 
@@ -55,11 +57,14 @@ def main() -> None:
             print(f"| {tid} | {metrics[tid]['metric']} | " + " | ".join(cells) + " |")
 
     item = next(i for i in read_cgm_items(args.bench) if i["template"] == "pm_0")
-    sizes = {d: len(str(cgm_messages(item, args.bench, d)[1].content)) for d in (30, 7, 1)}
-    print(
-        f"\nstructured prompt of {item['id']}, characters: "
-        + ", ".join(f"{d} days {n:,}" for d, n in sizes.items())
-    )
+    print(f"\nprompt sizes of {item['id']}:\n\n| prompt | days | characters | Gemma 3 tokens |")
+    print("|---|---|---|---|")
+    for name in CGM_PROMPTS:
+        for days in (30, 7, 1):
+            messages = cgm_prompt(name)(item, args.bench, days)
+            tokens = prompt_tokens(messages)
+            suffix = "" if tokens.counter == "gemma3" else f" ({tokens.counter})"
+            print(f"| {name} | {days} | {len(str(messages[1].content)):,} | {tokens.n:,}{suffix} |")
 
 
 if __name__ == "__main__":
