@@ -6,9 +6,10 @@ failures and the score per family (Markdown), then with ``--templates`` the scor
 baseline per template it covers, and the size of the structured and the timelined prompt of the
 first ``pm_0`` item in its 30-, 7- and 1-day variants: characters and Gemma 3 tokens (the
 system and user messages' text, without the chat template's role markers; ``approx`` where the
-tokenizer is not installed).
+tokenizer is not installed). ``--example`` also prints an excerpt of the 1-day timelined prompt
+of the first ``pd_1`` item (the example in ``docs/cgm-eval.md``).
 
-Run: ``python benchmarks/cgm_eval.py BENCH --out RUNDIR [--templates]`` (a few seconds).
+Run: ``python benchmarks/cgm_eval.py BENCH --out RUNDIR [--templates] [--example]`` (a few seconds).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main() -> None:
     parser.add_argument("bench", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--templates", action="store_true", help="Also print the per-template scores.")
+    parser.add_argument("--example", action="store_true", help="Also print a timelined prompt excerpt.")
     args = parser.parse_args()
     results = {}
     for name in BASELINES:
@@ -65,6 +67,27 @@ def main() -> None:
             tokens = prompt_tokens(messages)
             suffix = "" if tokens.counter == "gemma3" else f" ({tokens.counter})"
             print(f"| {name} | {days} | {len(str(messages[1].content)):,} | {tokens.n:,}{suffix} |")
+    if args.example:
+        _example(args.bench)
+
+
+def _example(bench: Path) -> None:
+    """The 1-day timelined prompt of the first pd_1 item, cut to its first readings, its first
+    meal with a line either side, its last readings and the question (each cut marked)."""
+    item = next(i for i in read_cgm_items(bench) if i["template"] == "pd_1")
+    lines = str(cgm_prompt("timelined")(item, bench, 1)[1].content).splitlines()
+    first = lines.index("## Timeline") + 4  # heading, blank, legend, blank
+    end = lines.index("## Question") - 1
+    event = next(i for i in range(first, end) if "meal" in lines[i])
+    keep = sorted({*range(first, first + 3), *range(event - 1, event + 2), *range(end - 2, end)})
+    out, last = lines[:first], first - 1
+    for i in keep:
+        if i > last + 1:
+            out.append(f"[… {i - last - 1} lines …]")
+        out.append(lines[i])
+        last = i
+    print(f"\n1-day timelined prompt of {item['id']} (excerpt):\n")
+    print("\n".join([*out, *lines[end:]]))
 
 
 if __name__ == "__main__":

@@ -57,9 +57,9 @@ def llama_server(
 
     The server is started with ``--logits_all False``: its default (True) computes and keeps the
     logits of every prompt token (Gemma 3's 262,144-entry vocabulary: 1 MiB per token), which
-    the chat API never returns. Without them the WearableQA local-model test runs in 23 s instead
-    of 94 s and the server's memory at 4,096 tokens drops from ~1.3 GB to ~0.6 GB (measured on 2
-    busy cores; ``docs/cgm-eval.md``).
+    the chat API never returns. For a 2,976-token prompt that took 63 s and 4.4 GiB of server
+    memory against 34 s and 0.5 GiB without, on 2 busy cores (``benchmarks/llama_server_cost.py``,
+    ``docs/cgm-eval.md``).
 
     Args:
         model_path: GGUF file.
