@@ -117,6 +117,17 @@ def test_structured_and_timelined_show_the_same_values(bench: Path) -> None:
             if line.startswith("day ") and " glucose " in line] == glucose  # fmt: skip
 
 
+def test_a_fractional_event_minute_gets_its_own_line(bench: Path) -> None:
+    # real data: an event at 00:07:30 is written at minute 7.5 (the shown window compares numbers)
+    (bench / "contexts" / "p.events.csv").write_text(
+        EVENTS.replace("7,1,00:07", "7.5,1,00:07"), encoding="utf-8"
+    )
+    _, user = cgm_timeline_messages(_item(until_minute=10), bench)
+    assert "day 1 00:07 (minute 7.5): exercise running 7.8 km/h for 43 min" in str(user.content).splitlines()
+    _, structured = cgm_messages(_item(until_minute=10), bench)
+    assert "7.5,1,00:07,running,7.8,km/h,43" in str(structured.content).splitlines()
+
+
 def test_prompts_by_name() -> None:
     assert CGM_PROMPTS == ("structured", "timelined")
     assert cgm_prompt("structured") is cgm_messages
