@@ -94,6 +94,14 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
     help="HealthLoopQA benchmarks, chat models: days of context in the structured prompt "
     "(default: the item's whole context, 30 days).",
 )
+@click.option(
+    "--prompt",
+    type=click.Choice(["structured", "timelined"]),
+    default="structured",
+    show_default=True,
+    help="HealthLoopQA benchmarks, chat models: readings then events in sections (structured) or "
+    "one chronological listing with the events under each timestamp (timelined).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def eval_cmd(
     bench: Path | None,
@@ -113,6 +121,7 @@ def eval_cmd(
     api_key_env: str | None,
     max_failures: int,
     context_days: str | None,
+    prompt: str,
     quiet: bool,
 ) -> None:
     """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted).
@@ -129,7 +138,7 @@ def eval_cmd(
         summary = evaluate(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
             progress=progress, api_key_env=api_key_env, max_permanent_failures=max_failures,
-            context_days=None if context_days is None else int(context_days),
+            context_days=None if context_days is None else int(context_days), prompt=prompt,
         )  # fmt: skip
     if not summary.recorded:
         raise WearbenchError(

@@ -67,6 +67,12 @@ def llama_server(
 ) -> Iterator[str]:
     """Run llama.cpp's OpenAI-compatible server (``llama_cpp.server``) on 127.0.0.1.
 
+    The server is started with ``--logits_all False``: its default (True) computes and keeps the
+    logits of every prompt token (Gemma 3's 262,144-entry vocabulary: 1 MiB per token), which
+    the chat API never returns. For a 2,976-token prompt that took 63 s and 4.4 GiB of server
+    memory against 34 s and 0.5 GiB without, on 2 busy cores (``benchmarks/llama_server_cost.py``,
+    ``docs/cgm-eval.md``).
+
     Args:
         model_path: GGUF file.
         port: Port (default: a free one).
@@ -89,6 +95,7 @@ def llama_server(
         "--chat_format", chat_format,
         "--n_ctx", str(n_ctx),
         "--n_threads", str(n_threads),
+        "--logits_all", "False",
         "--host", "127.0.0.1",
         "--port", str(port),
     ]  # fmt: skip

@@ -6,9 +6,12 @@ representations (``row``, ``column``, ``csv``, ``markdown``, ``csv+stats``,
 :func:`agent_messages` and the multiview functions make chat messages per mode;
 a :class:`Setting` names the representation, mode and ablations;
 :func:`parse_letter` reads the answer; :func:`count_tokens` measures prompt size.
+HealthLoopQA (CGM) items: :func:`cgm_messages` (the structured prompt) and
+:func:`cgm_timeline_messages` (the timelined prompt), by name :func:`cgm_prompt`.
 """
 
 from wearbench.prompts._cgm import CGM_CONTEXT_DAYS, CGM_SYSTEM, PROMPT_DECIMALS, cgm_messages, shown_minutes
+from wearbench.prompts._cgm_timeline import CGM_PROMPTS, cgm_prompt, cgm_timeline_messages
 from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
 from wearbench.prompts._messages import (
     AGENT_TOOL,
@@ -38,6 +41,7 @@ __all__ = [
     "ABLATIONS",
     "AGENT_TOOL",
     "CGM_CONTEXT_DAYS",
+    "CGM_PROMPTS",
     "CGM_SYSTEM",
     "IMAGE_TOKENS",
     "MODES",
@@ -57,6 +61,8 @@ __all__ = [
     "available_representations",
     "build_messages",
     "cgm_messages",
+    "cgm_prompt",
+    "cgm_timeline_messages",
     "column",
     "context_text",
     "count_tokens",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,8 @@ def read_context_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def _shown(rows: Sequence[Mapping[str, str]], start: int, end: int) -> list[Mapping[str, str]]:
-    """Rows with ``start <= minute < end``."""
-    return [r for r in rows if start <= int(r["minute"]) < end]
+    """Rows with ``start <= minute < end`` (an event's minute may be fractional on real data)."""
+    return [r for r in rows if start <= float(r["minute"]) < end]
 
 
 def shown_minutes(item: Mapping[str, Any], days: int | None) -> tuple[int, int]:
@@ -71,7 +72,7 @@ def shown_minutes(item: Mapping[str, Any], days: int | None) -> tuple[int, int]:
     return (0 if days is None else max(0, end - DAY_MIN * days)), end
 
 
-def _cell(column: str, value: str | None) -> str:
+def prompt_value(column: str, value: str | None) -> str:
     """A context value as the prompt shows it (rounded per :data:`PROMPT_DECIMALS`; "" stays "")."""
     if not value or column not in PROMPT_DECIMALS:
         return value or ""
@@ -83,7 +84,7 @@ def _table(columns: Sequence[str], rows: Sequence[Mapping[str, str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
-    writer.writerows([_cell(c, r.get(c)) for c in columns] for r in rows)
+    writer.writerows([prompt_value(c, r.get(c)) for c in columns] for r in rows)
     return out.getvalue().rstrip("\n")
 
 
@@ -112,23 +113,33 @@ def _events_section(rows: Sequence[Mapping[str, str]]) -> list[str]:
     return lines
 
 
-def cgm_messages(
-    item: Mapping[str, Any],
-    bench: Path,
-    days: int | None = None,
-    *,
-    files: dict[Path, tuple[list[str], list[dict[str, str]]]] | None = None,
-) -> list[Message]:
-    """The structured prompt of one HealthLoopQA item.
+#: A cache of read context files: path → header and rows.
+ContextFiles = dict[Path, tuple[list[str], list[dict[str, str]]]]
 
-    Args:
-        item: The item as stored in ``items.jsonl`` (``context``, ``question``, ``instruction``).
-        bench: The benchmark folder (context paths are relative to it).
-        days: Days of context shown, counted back from the context's end (30, 7, 1; None: all).
-        files: A cache of read context files (path → header and rows), filled as files are read.
 
-    Returns:
-        A system and a user message.
+@dataclass(frozen=True)
+class ShownContext:
+    """What a variant shows of an item's context: ``[start, end)`` in minutes and its rows.
+
+    Attributes:
+        start: First minute shown.
+        end: Minute just after the last one shown.
+        header: Columns of the readings file.
+        readings: Reading rows with ``start <= minute < end``.
+        events: Event rows with ``start <= minute < end``.
+    """
+
+    start: int
+    end: int
+    header: list[str]
+    readings: list[Mapping[str, str]]
+    events: list[Mapping[str, str]]
+
+
+def shown_context(
+    item: Mapping[str, Any], bench: Path, days: int | None, files: ContextFiles | None = None
+) -> ShownContext:
+    """The readings and events a variant shows (see :func:`shown_minutes`).
 
     Raises:
         WearbenchError: If a context file cannot be read.
@@ -144,13 +155,16 @@ def cgm_messages(
     start, end = shown_minutes(item, days)
     header, readings = read("readings")
     _, events = read("events")
-    first, last = start // DAY_MIN + 1, (end - 1) // DAY_MIN + 1
+    return ShownContext(start, end, header, _shown(readings, start, end), _shown(events, start, end))
+
+
+def chat_messages(item: Mapping[str, Any], shown: ShownContext, data: Sequence[str]) -> list[Message]:
+    """The system message and a user message: the days shown, ``data`` lines, then the question."""
+    first, last = shown.start // DAY_MIN + 1, (shown.end - 1) // DAY_MIN + 1
     body = [
         f"Data of days {first}-{last} (day 1 starts at minute 0).",
         "",
-        *_readings_section(header, _shown(readings, start, end)),
-        "",
-        *_events_section(_shown(events, start, end)),
+        *data,
         "## Question",
         "",
         str(item["question"]),
@@ -158,3 +172,29 @@ def cgm_messages(
         str(item["instruction"]),
     ]
     return [Message("system", CGM_SYSTEM), Message("user", "\n".join(body))]
+
+
+def cgm_messages(
+    item: Mapping[str, Any],
+    bench: Path,
+    days: int | None = None,
+    *,
+    files: ContextFiles | None = None,
+) -> list[Message]:
+    """The structured prompt of one HealthLoopQA item.
+
+    Args:
+        item: The item as stored in ``items.jsonl`` (``context``, ``question``, ``instruction``).
+        bench: The benchmark folder (context paths are relative to it).
+        days: Days of context shown, counted back from the context's end (30, 7, 1; None: all).
+        files: A cache of read context files (path → header and rows), filled as files are read.
+
+    Returns:
+        A system and a user message.
+
+    Raises:
+        WearbenchError: If a context file cannot be read.
+    """
+    shown = shown_context(item, bench, days, files)
+    data = [*_readings_section(shown.header, shown.readings), "", *_events_section(shown.events)]
+    return chat_messages(item, shown, data)

@@ -41,12 +41,14 @@ def _f(x: float | None, digits: int = 1) -> str:
 def prompt_text(info: RunInfo) -> str:
     """The prompt a run's model saw: ``–`` for a baseline, else the prompt variant and its days.
 
-    The variant is the run's ``prompt`` parameter (``structured`` when the run has none); the
+    The variant is the run's ``prompt`` parameter (``structured`` when the run has none; an
+    agent run sees CSV files, not a prompt); the
     days are ``context_days`` (the item's whole context, 30 days, when unset).
     """
     if is_baseline(info):
         return "– (baseline)"
-    variant = info.params.get("prompt") or "structured"
+    agent = info.setting.mode == "agent"
+    variant = "agent, CSV files" if agent else info.params.get("prompt") or "structured"
     days = info.params.get("context_days")
     return f"{variant}, {'30 (all)' if days is None else days} days"
 
@@ -69,7 +71,7 @@ def _tokens(rows: Sequence[ResultRow]) -> str:
 
 
 def runs_table(runs: Sequence[tuple[CGMScored, Sequence[ResultRow]]]) -> str:
-    """One row per run: model, setting, prompt, overall score with its interval, counts, bench hash."""
+    """One row per run: tag and id, model, setting, prompt, score with its interval, counts, bench hash."""
     header = [
         *("run", "model", "mode", "prompt (variant, context)", "seed", "n", "score [95% CI]"),
         *("parse failures", "errors", "missing", "tokens/item", "benchmark hash"),
@@ -78,7 +80,7 @@ def runs_table(runs: Sequence[tuple[CGMScored, Sequence[ResultRow]]]) -> str:
     for (tag, info, r), stored in runs:
         rows.append(
             [
-                tag,
+                f"{tag} ({info.run_id})",
                 model_label(info.model),
                 "baseline" if is_baseline(info) else info.setting.mode,
                 prompt_text(info),

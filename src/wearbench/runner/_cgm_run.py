@@ -1,8 +1,9 @@
 """`wearbench eval` on a HealthLoopQA benchmark: free-text answers into the same run store.
 
-The solver is a baseline (``runner/_cgm.py``), a chat model shown the seed's structured prompt
-(``runner/_cgm_chat.py``, ``prompts.cgm_messages``) in mode ``direct``, or, in mode ``agent``, a
-chat model running Python in the sandbox over the item's CSV files (``runner/_cgm_agent.py``).
+The solver is a baseline (``runner/_cgm.py``), a chat model shown the seed's structured or
+timelined prompt (``runner/_cgm_chat.py``, ``prompts.cgm_prompt``) in mode ``direct``, or, in mode
+``agent``, a chat model running Python in the sandbox over the item's CSV files
+(``runner/_cgm_agent.py``).
 
 The loop mirrors :func:`~wearbench.runner.run_solver` (resumable, one commit per model answer or
 per 1,000 baseline answers, the same circuit breaker). A HealthLoopQA row stores the response
@@ -24,7 +25,7 @@ from wearbench._errors import WearbenchError
 from wearbench.agent import require_bwrap
 from wearbench.cgmqa import KIND
 from wearbench.models import GenerateConfig, load_model, redact
-from wearbench.prompts import CGM_CONTEXT_DAYS, Setting
+from wearbench.prompts import CGM_CONTEXT_DAYS, CGM_PROMPTS, Setting
 from wearbench.runner._cgm import CGMItem, CGMSolver, cgm_baseline_solver, open_cgm_bench
 from wearbench.runner._cgm_agent import CGMAgentSolver
 from wearbench.runner._cgm_chat import CGMChatSolver
@@ -58,15 +59,16 @@ def make_cgm_solver(
     context_days: int | None = None,
     api_key_env: str | None = None,
     mode: str = "direct",
+    prompt: str = "structured",
 ) -> CGMSolver:
     """A solver for HealthLoopQA items: a baseline, or a chat model in mode ``direct`` or ``agent``.
 
-    ``direct`` shows the structured prompt; ``agent`` gives the sandboxed Python tool over the
-    item's CSV files (``runner/_cgm_agent.py``).
+    ``direct`` shows ``prompt`` (structured or timelined); ``agent`` gives the sandboxed Python
+    tool over the item's CSV files (``runner/_cgm_agent.py``) and ignores ``prompt``.
 
     Raises:
-        WearbenchError: For a malformed spec, a WearableQA-only baseline, or a model that
-            cannot be built.
+        WearbenchError: For a malformed spec, a WearableQA-only baseline, an unknown prompt,
+            or a model that cannot be built.
         UnknownNameError: For an unknown baseline or adapter.
     """
     solver = cgm_baseline(spec, items, config.seed or 0)
@@ -75,7 +77,7 @@ def make_cgm_solver(
     model = load_model(spec, api_key_env=api_key_env)
     if mode == "agent":
         return CGMAgentSolver(model, store, config, context_days)
-    return CGMChatSolver(model, store, config, context_days)
+    return CGMChatSolver(model, store, config, context_days, prompt)
 
 
 def select_cgm_items(items: Sequence[CGMItem], limit: int | None, seed: int = 0) -> list[CGMItem]:
@@ -155,12 +157,14 @@ class CGMPlan:
         items: The items it covers, sorted by id.
         baseline: The baseline solver, or None when the model is a chat model.
         context_days: Days of context a chat model is shown (None: the whole context).
+        prompt: The prompt a chat model is shown (``structured`` or ``timelined``).
     """
 
     info: RunInfo
     items: list[CGMItem]
     baseline: CGMSolver | None
     context_days: int | None = None
+    prompt: str = "structured"
 
 
 def plan_cgm_run(
@@ -170,19 +174,24 @@ def plan_cgm_run(
     config: GenerateConfig,
     limit: int | None,
     context_days: int | None = None,
+    prompt: str = "structured",
 ) -> CGMPlan:
     """Open the benchmark, pick the items and name the run (no model is loaded yet).
 
     The run's ``params`` carry ``bench_kind: healthloopqa`` beside the generation settings, so a
     HealthLoopQA run never shares an id with a WearableQA one, and for a chat model the
-    ``context_days`` it is shown.
+    ``context_days`` and the ``prompt`` it is shown (each variant is a run of its own). A
+    baseline reads no prompt: both are ignored for it.
 
     Raises:
         WearbenchError: On an altered benchmark, a bad spec, a mode other than ``direct`` or
-            ``agent`` for a chat model, ``context_days`` not in 30/7/1, or a baseline covering no item.
+            ``agent`` for a chat model, ``context_days`` not in 30/7/1, a prompt not in
+            :data:`~wearbench.prompts.CGM_PROMPTS`, or a baseline covering no item.
         SandboxError: Mode ``agent`` for a chat model without a working bubblewrap (model code
             never runs unsandboxed; nothing is recorded).
     """
+    if prompt not in CGM_PROMPTS:
+        raise WearbenchError(f"prompt {prompt!r}: expected one of {', '.join(CGM_PROMPTS)}")
     items, digest = open_cgm_bench(bench)
     baseline = cgm_baseline(model, items, config.seed or 0)
     params: dict[str, Any] = {**config.cache_fields(), "limit": limit, "bench_kind": KIND}
@@ -193,16 +202,20 @@ def plan_cgm_run(
             )
         if setting.mode == "agent":
             require_bwrap()
+            if prompt != "structured":
+                raise WearbenchError(f"prompt {prompt!r} applies to mode direct (the agent reads CSV files)")
         if context_days is not None and context_days not in CGM_CONTEXT_DAYS:
             raise WearbenchError(f"context_days {context_days}: expected one of {CGM_CONTEXT_DAYS}")
         params["context_days"] = context_days
+        if setting.mode == "direct":
+            params["prompt"] = prompt
     covered = [i for i in items if baseline is None or baseline.covers(i)]
     chosen = select_cgm_items(covered, limit, seed=config.seed or 0)
     if not chosen:
         raise WearbenchError(f"{model} covers no item of {bench}")
     run_id = RunInfo.make_id(model, setting, params, digest, len(chosen))
     info = RunInfo(run_id, model, setting, params, str(bench), digest, len(chosen))
-    return CGMPlan(info, chosen, baseline, context_days)
+    return CGMPlan(info, chosen, baseline, context_days, prompt)
 
 
 def run_cgm(
@@ -223,7 +236,7 @@ def run_cgm(
     info, items = plan.info, plan.items
     solver = plan.baseline or make_cgm_solver(
         info.model, items, config, store=store, context_days=plan.context_days, api_key_env=api_key_env,
-        mode=info.setting.mode,
+        mode=info.setting.mode, prompt=plan.prompt,
     )  # fmt: skip
     retried = store.drop_errors(info.run_id)
     recorder = _Recorder(store, info, batch=_batch(solver))

@@ -191,6 +191,7 @@ def evaluate(
     api_key_env: str | None = None,
     max_permanent_failures: int = MAX_PERMANENT_FAILURES,
     context_days: int | None = None,
+    prompt: str = "structured",
 ) -> EvalSummary:
     """Evaluate a model (or baseline) on a benchmark into ``out/runs.sqlite``; resumes if interrupted.
 
@@ -198,8 +199,8 @@ def evaluate(
     port, every call failing) leaves no run, and no store file it created.
 
     A HealthLoopQA benchmark (manifest ``kind`` ``healthloopqa``) is run by the CGM path
-    (``runner/_cgm_run.py``): baselines, a chat model shown the structured prompt (mode
-    ``direct``), or a chat model running sandboxed Python over the item's CSV files (mode
+    (``runner/_cgm_run.py``): baselines, a chat model shown the structured or timelined prompt
+    (mode ``direct``), or a chat model running sandboxed Python over the item's CSV files (mode
     ``agent``; refused, before anything is recorded, without bubblewrap); free-text answers,
     read and scored by ``wearbench score``.
 
@@ -216,6 +217,8 @@ def evaluate(
         max_permanent_failures: Permanent failures in a row that stop the run (0: never stop).
         context_days: HealthLoopQA only: days of context a chat model is shown, in the prompt or
             in the agent's files (30, 7 or 1; default the item's whole context).
+        prompt: HealthLoopQA only: ``structured`` (default) or ``timelined``
+            (:data:`~wearbench.prompts.CGM_PROMPTS`); mode ``direct`` only.
 
     Raises:
         WearbenchError: If the benchmark's files do not match its manifest, or the model
@@ -227,9 +230,13 @@ def evaluate(
     config = config or GenerateConfig()
     if is_cgm_benchmark(bench):
         return _evaluate_cgm(bench, model, out, setting, config, limit, concurrency, progress,
-                             max_permanent_failures, api_key_env, context_days)  # fmt: skip
+                             max_permanent_failures, api_key_env, context_days, prompt)  # fmt: skip
     if context_days is not None:
         raise WearbenchError("context_days applies to HealthLoopQA (CGM) benchmarks only")
+    if prompt != "structured":
+        raise WearbenchError(
+            f"prompt {prompt!r} applies to HealthLoopQA (CGM) benchmarks only; WearableQA prompts: --repr"
+        )
     if setting.mode == "agent" and not model.startswith("baseline:"):
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     opened = open_bench(bench)
@@ -277,8 +284,9 @@ def _evaluate_cgm(
     max_permanent_failures: int,
     api_key_env: str | None,
     context_days: int | None,
+    prompt: str,
 ) -> EvalSummary:
-    plan = plan_cgm_run(bench, model, setting, config, limit, context_days)
+    plan = plan_cgm_run(bench, model, setting, config, limit, context_days, prompt)
     info = plan.info
     new_dir, fresh = not Path(out).exists(), not (Path(out) / STORE_NAME).exists()
     empty = False
