@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +19,27 @@ from wearbench.runner._cgm import CGMItem
 from wearbench.runner._chat import CachedModel
 from wearbench.runner._solvers import Answer
 from wearbench.runner._store import RunStore
+
+#: Context files a chat solver keeps parsed (a 30-day file is ~8,640 rows; keeping every file of
+#: a full benchmark would hold gigabytes, and re-reading one costs tens of milliseconds).
+RECENT_FILES = 16
+
+_Table = tuple[list[str], list[dict[str, str]]]
+
+
+class _RecentFiles(dict[Path, _Table]):
+    """A dict that keeps only the ``size`` entries set last (thread-safe inserts)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        self._lock = threading.Lock()
+
+    def __setitem__(self, key: Path, value: _Table) -> None:
+        with self._lock:
+            while len(self) >= self.size:
+                del self[next(iter(self))]
+            super().__setitem__(key, value)
 
 
 class CGMChatSolver:
@@ -50,7 +72,7 @@ class CGMChatSolver:
         self.name = model.name
         self.config = config
         self.context_days = context_days
-        self._files: dict[Path, tuple[list[str], list[dict[str, str]]]] = {}
+        self._files = _RecentFiles(RECENT_FILES)
 
     def covers(self, item: CGMItem) -> bool:
         """Every item."""
