@@ -47,9 +47,10 @@ CAUSES: dict[str, str] = {
     "ad_2": "flagged: no day can have > 30 % (432 min) of its readings missing under the seed's loss "
     "sizes (15 or 60 min): a patient's losses add up to at most 6 h over the whole run, so the "
     "answer is always []",
-    "pm_2": "flagged: PM is asked on the faulty run, and every patient has a zero_reading fault (the "
-    "display shows 0 mg/dL), so the lowest reading is 0.0 for all; the fault-free display's minimum "
-    "is 39.0–57.3 mg/dL on the seed-42 run (upstream builds PM from a run without faults)",
+    "pm_2": "fixed: PM was asked on the faulty run, and every patient has a zero_reading fault (the "
+    "display shows 0 mg/dL), so the lowest reading was 0.0 for all; PM and PD are now asked on the "
+    "run's fault-free twin (`cgm build --pm-pd-run normal`, the default; upstream builds PM from a "
+    "run without faults), whose minimum is 39.0–71.3 mg/dL on the seed-42 run",
     "pm_13": "flagged: a 5-min step above 2 mg/dL/min occurs for every patient even on the fault-free "
     "display (84–2,450 such steps per patient in 30 days on the seed-42 run: sensor noise and meals), "
     "so always yes",
@@ -263,7 +264,8 @@ def render(benches: Sequence[tuple[str, Path, Sequence[TemplateRow]]], args: str
         "",
         "Templates that are constant (one true answer over two or more items) or whose best no-data "
         f'prior reaches {HIGH_PRIOR:.0f}, on any bench above. "fixed": the cause is removed at its '
-        'source (the simulation profile), so the numbers before and after differ; "flagged": the template is '
+        "source (the simulation profile or the build), so the numbers before and after differ; "
+        '"flagged": the template is '
         "constant for a reason the seed's setup does not let us change, and a score on it says "
         "nothing about the model (the summary's last row leaves such templates out).",
         "",

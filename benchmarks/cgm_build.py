@@ -9,12 +9,15 @@ drop counts, and the artifact's size. With ``--real`` it also imports T1D-UOM an
 the shared data folder on the 5-minute grid and builds and verifies each (seed sampling).
 
 Every registered template is built (the script prints how many of each family it found). The
-build and verify times INCLUDE the re-simulation of the run and the counterfactuals of the PD
-templates (both are redone by every build and every verification); the last timed build's notes
-give the time of each of those two steps.
+build and verify times INCLUDE the simulation of the run's fault-free twin (PM and PD are built
+from it, ``--pm-pd-run normal``; with ``--pm-pd-run same`` the re-simulation of the run itself) and
+the counterfactuals of the PD templates (both are redone by every build and every
+verification); the last timed build's notes give the time of each of those two steps. The script
+also prints which run each family came from, the templates whose items all have one answer, and
+pm_2's (lowest reading) distinct answers.
 
-Run: ``python benchmarks/cgm_build.py [--real] [--repeat N]`` (about 4 min with ``--repeat 3`` on
-a shared 2-core machine).
+Run: ``python benchmarks/cgm_build.py [--real] [--repeat N] [--pm-pd-run normal|same]`` (about 4
+min with ``--repeat 3`` on a shared 2-core machine).
 """
 
 from __future__ import annotations
@@ -80,26 +83,35 @@ class Notes:
         self.lines.append(f"{time.perf_counter() - self.start:6.2f} s  {text}")
 
 
-def bench(data: Path, out: Path, sampling: str, seed: int, repeat: int) -> None:
+def bench(data: Path, out: Path, sampling: str, seed: int, repeat: int, pm_pd_run: str = "normal") -> None:
     """Build and verify one benchmark; print its times and counts."""
-    from wearbench.cgmqa import build_cgm_benchmark, read_context_bytes, verify_cgm_benchmark
+    from wearbench.cgmqa import build_cgm_benchmark, read_cgm_items, read_context_bytes, verify_cgm_benchmark
 
     notes = Notes()
 
     def build() -> Any:
         notes.reset()
-        return build_cgm_benchmark(data, out, seed=seed, sampling=sampling, note=notes)
+        return build_cgm_benchmark(data, out, seed=seed, sampling=sampling, pm_pd_run=pm_pd_run, note=notes)
 
     wall, cpu, result = timed(build, repeat)
     s = result.stats
     print(f"\n{data.name} {sampling}: {result.n_items} items from {s['n_patients']} patients, ", end="")
     print(f"{size_mb(out):.1f} MB")
-    contexts = sorted((out / "contexts").iterdir())
+    contexts = sorted(p for p in (out / "contexts").rglob("*") if p.is_file())
     plain = sum(len(read_context_bytes(p)) for p in contexts) / 1e6
+    windows = {(p.parent.name, p.name.split(".")[0]) for p in contexts}
     print(
         f"  artifact: items.jsonl {(out / 'items.jsonl').stat().st_size / 1e6:.2f} MB, "
         f"{len(contexts)} context files {size_mb(out / 'contexts'):.2f} MB on disk "
-        f"({plain:.1f} MB as CSV), for {len({p.name.split('.')[0] for p in contexts})} windows"
+        f"({plain:.1f} MB as CSV), for {len(windows)} windows"
+    )
+    print(f"  runs (--pm-pd-run {pm_pd_run}): {result.manifest['runs']}")
+    pm2 = sorted({i["answer"] for i in read_cgm_items(out) if i["template"] == "pm_2"})
+    print(f"  pm_2 (lowest reading): {len(pm2)} distinct answer(s): {pm2[:5]}{' …' if len(pm2) > 5 else ''}")
+    one = s["one_answer"]
+    print(
+        "  templates with one answer: "
+        + (", ".join(f"{t} {e['answer']!r} ({e['items']})" for t, e in one.items()) or "none")
     )
     for subject, w in s["windows"].items():
         if w.get("left_out_days"):
@@ -134,6 +146,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--repeat", type=int, default=3, help="Timed repetitions (after one warm-up).")
     parser.add_argument("--real", action="store_true", help="Also build T1D-UOM and ShanghaiT1DM.")
+    parser.add_argument("--pm-pd-run", choices=("normal", "same"), default="normal", help="As `cgm build`.")
     args = parser.parse_args()
     from wearbench.cgmqa import templates
 
@@ -142,7 +155,7 @@ def main() -> None:
     run = args.work / "run"
     make_run(run)
     for sampling in ("seed", "full"):
-        bench(run, args.work / f"bench-{sampling}", sampling, args.seed, args.repeat)
+        bench(run, args.work / f"bench-{sampling}", sampling, args.seed, args.repeat, args.pm_pd_run)
     if args.real:
         from wearbench.cgm.sources import import_cgm
 

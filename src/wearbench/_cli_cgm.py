@@ -327,16 +327,22 @@ def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, An
 @click.option("--sampling", type=click.Choice(["seed", "full"]), default="seed", show_default=True,
               help="'seed': the seed's patients per family and level (AD 10/5/5, PM 8/9, PD 16); "
               "'full': every template for every patient.")  # fmt: skip
+@click.option("--pm-pd-run", type=click.Choice(["normal", "same"]), default="normal", show_default=True,
+              help="On a simulation with faults: 'normal' asks PM and PD about its fault-free twin (the "
+              "same run re-simulated with faults none; the seed's normal run), 'same' about the "
+              "faulted folder itself. AD always reads the folder.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: str, quiet: bool) -> None:
+def cgm_build(
+    data: Path, out: Path, seed: int, families: str | None, sampling: str, pm_pd_run: str, quiet: bool
+) -> None:
     """Build a HealthLoopQA benchmark (items, contexts, manifest, datasheet) from the CGM folder DATA."""
     from wearbench.cgmqa import build_cgm_benchmark, parse_families, read_data_source
 
     parse_families(families, read_data_source(data).kind)  # a bad folder or family fails before any work
     with _progress_bar("asking patients", not quiet, then="writing the benchmark") as progress:
         result = build_cgm_benchmark(
-            data, out, seed=seed, families=families, sampling=sampling, progress=progress,
-            note=None if quiet else note_line,
+            data, out, seed=seed, families=families, sampling=sampling, pm_pd_run=pm_pd_run,
+            progress=progress, note=None if quiet else note_line,
         )  # fmt: skip
     s = result.stats
     by_family = ", ".join(f"{f} {n}" for f, n in s["by_family"].items())
@@ -346,6 +352,9 @@ def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: 
             click.echo(f"{key}: {d['note']}")
     for fam, why in s["left_out"].items():
         click.echo(f"left out {fam}: {why}")
+    twin = sorted(f for f, run in result.manifest["runs"].items() if run == "twin")
+    if twin:
+        click.echo(f"{', '.join(twin)} built from the fault-free twin of {data}")
     dropped = "; ".join(f"{r} {n}" for r, n in s["drop_reasons"].items())
     click.echo(
         f"dropped {sum(s['drop_reasons'].values())} (template, patient) pair(s)"
@@ -354,6 +363,11 @@ def cgm_build(data: Path, out: Path, seed: int, families: str | None, sampling: 
     if s["zero_items"]:
         click.echo(
             f"0 items for {len(s['zero_items'])} template(s): {', '.join(s['zero_items'])} (see datasheet.md)"
+        )
+    if s["one_answer"]:
+        click.echo(
+            f"one answer for every item of {len(s['one_answer'])} template(s): "
+            f"{', '.join(s['one_answer'])} (see datasheet.md)"
         )
 
 

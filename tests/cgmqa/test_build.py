@@ -135,9 +135,11 @@ def test_rebuild_is_byte_identical(built: Path) -> None:
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     windows = {i["context"]["readings"] for i in read_cgm_items(a)}
-    # items, manifest, datasheet; 2 context files per window: one whole window per patient, and
-    # one per "now" of the prediction items
-    assert len([w for w in windows if "_until" not in w]) == 3
+    # items, manifest, datasheet; 2 context files per window: one whole window per patient and run
+    # (the faulted folder for AD, its fault-free twin for PM), and one per "now" of the prediction
+    # items (the twin's)
+    assert len([w for w in windows if "_until" not in w]) == 6
+    assert all(w.startswith("contexts/twin/") for w in windows if "_until" in w)
     assert len(files) == 3 + 2 * len(windows)
     for f in files:
         assert (a / f).read_bytes() == (b / f).read_bytes(), f
@@ -242,7 +244,8 @@ def test_no_context_file_an_item_reads_holds_its_future(built: Path, bench: str)
     """Property over every item of both samplings: its files end by its now (or its window's end).
 
     The files are read the way every consumer reads them (``open_context``), and items that share
-    a (patient, window, now) share the files.
+    a (run, patient, window, now) share the files (the run: the faulted folder for AD, its
+    fault-free twin, under ``contexts/twin/``, for PM and PD).
     """
     items = read_cgm_items(built / bench)
     for item in items:
@@ -254,17 +257,24 @@ def test_no_context_file_an_item_reads_holds_its_future(built: Path, bench: str)
             rows = list(csv.DictReader(open_context(path)))
             assert rows or which == "events"
             assert all(float(r["minute"]) <= end for r in rows), item["id"]
-    shared: dict[tuple[str, int, int, int | None], str] = {}
+    shared: dict[tuple[bool, str, int, int, int | None], str] = {}
     for item in items:
         ctx = item["context"]
-        key = (item["patient"], ctx["first_day"], ctx["days"], ctx.get("until_minute"))
+        assert ctx["readings"].startswith("contexts/twin/") == (item["family"] != "ad")
+        key = (
+            item["family"] == "ad",
+            item["patient"],
+            ctx["first_day"],
+            ctx["days"],
+            ctx.get("until_minute"),
+        )
         assert shared.setdefault(key, ctx["readings"]) == ctx["readings"]
     assert len(shared) < len(items)  # several items per file
 
 
 def test_context_files_are_compressed_and_rounded(built: Path) -> None:
     """xz at least 3x smaller than the CSV; glucose kept to 0.1 mg/dL, insulin to 0.01 mU/min."""
-    paths = sorted((built / "full" / "contexts").iterdir())
+    paths = sorted(p for p in (built / "full" / "contexts").rglob("*") if p.is_file())
     packed = sum(p.stat().st_size for p in paths)
     plain = sum(len(read_context_bytes(p)) for p in paths)
     assert plain > 3 * packed
@@ -295,7 +305,8 @@ def test_a_folder_that_cannot_rerun_fails_with_a_hint(built: Path, tmp_path: Pat
     manifest["params"]["seed"] = 8  # another run than the readings: the re-run differs
     (data / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(WearbenchError, match=r"cannot be re-simulated: .*Hint: .*--families ad,pm"):
-        build_cgm_benchmark(data, tmp_path / "b", families="pd")
+        build_cgm_benchmark(data, tmp_path / "b", families="pd", pm_pd_run="same")
     assert not (tmp_path / "b").exists()
     # without the counterfactual templates nothing is re-simulated
-    main(["cgm", "build", "--data", str(data), "--out", str(tmp_path / "b"), "--families", "pm", "-q"])
+    main(["cgm", "build", "--data", str(data), "--out", str(tmp_path / "b"), "--families", "pm",
+          "--pm-pd-run", "same", "-q"])  # fmt: skip

@@ -165,7 +165,7 @@ def test_template_rows_are_the_score_json(page: str, scores: list[dict[str, Any]
         cell = cells[("H2", tid)]
         assert float(cell["data-score"]) == want["score"]
         assert (int(cell["data-n"]), int(cell["data-parse-failures"])) == (want["n"], want["parse_failures"])
-    assert cells[("H2", "pm_2")]["data-score"] == "100.0"  # every truth 0: the mean is 0, perfect
+    assert cells[("H2", "ad_1")]["data-score"] == "100.0"  # every truth 3.12: the mean is it, perfect
     table = page[page.index('id="hlqa-templates-table"') :].split("</table>")[0]
     groups = [table.index(f'id="hlqa-{fam}"') for fam in ("pm", "ad", "pd")]
     assert groups == sorted(groups)  # grouped by family, in Table 2 order

@@ -101,13 +101,14 @@ def test_naive_mean_and_majority_match_the_formulas(bench: Path, items: list[dic
                                                     tmp_path: Path) -> None:  # fmt: skip
     by = _by_template(items)
     mean = _run(bench, tmp_path / "m", "naive-mean")["by_template"]
-    for tid in ("pm_0", "pm_4", "ad_29"):  # number mg/dL, number hours, integer minutes
+    for tid in ("pm_0", "pm_2", "pm_4", "ad_29"):  # number mg/dL, number hours, integer minutes
         answers = [float(i["answer"]) for i in by[tid]]
         guess = _mean(answers)
         if by[tid][0]["answer_type"] == "integer":
             guess = round(guess)
         assert mean[tid]["score"] == pytest.approx(_mean([_smape_score(guess, e) for e in answers]), abs=1e-4)
-    assert mean["pm_2"]["score"] == 100.0  # every truth 0: the mean is 0 and 0 vs 0 is perfect
+    assert {i["answer"] for i in by["ad_1"]} == {3.12}  # the same share of missing readings for all 3
+    assert mean["ad_1"]["score"] == 100.0  # every truth 3.12: the mean is the truth, perfect
     majority = _run(bench, tmp_path / "j", "naive-majority")["by_template"]
     for tid in ("pd_12", "pm_23", "pd_15"):  # yes/no and category: share of the modal answer
         counts = Counter(i["answer"] for i in by[tid])

@@ -7,13 +7,7 @@ answer from one record. :func:`build_cgm_benchmark` turns a CGM folder into a be
 """
 
 from wearbench.cgmqa._artifact import KIND, SEED_COUNTS, is_cgm_benchmark, read_cgm_items, read_cgm_manifest
-from wearbench.cgmqa._build import (
-    CGMBuildResult,
-    DataSource,
-    build_cgm_benchmark,
-    parse_families,
-    read_data_source,
-)
+from wearbench.cgmqa._build import CGMBuildResult, build_cgm_benchmark, parse_families
 from wearbench.cgmqa._context import (
     CONTEXT_SUFFIX,
     WINDOW_DAYS,
@@ -40,6 +34,7 @@ from wearbench.cgmqa._series import (
     runs,
     to_intervals,
 )
+from wearbench.cgmqa._source import PM_PD_RUNS, DataSource, read_data_source
 from wearbench.cgmqa._template import (
     ANSWER_TYPES,
     FAMILIES,
@@ -76,6 +71,7 @@ __all__ = [
     "MEAL_TYPES",
     "METRICS",
     "NEEDS",
+    "PM_PD_RUNS",
     "POINTS_PER_DAY",
     "SAMPLINGS",
     "SEED_COUNTS",

@@ -71,6 +71,7 @@ def write_cgm_artifact(
     with replaced_folder(out, "benchmark", MANIFEST) as new:
         (new / CONTEXTS).mkdir()
         for name, data in files.items():
+            (new / name).parent.mkdir(parents=True, exist_ok=True)
             (new / name).write_bytes(data)
         (new / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return hashes
@@ -222,6 +223,69 @@ def _held_out_lines(stats: Mapping[str, Any], complete: int) -> list[str]:
     return lines
 
 
+#: What the datasheet says each run is.
+_RUN_TEXT = {
+    "folder": "the data folder",
+    "twin": "the data folder's fault-free twin",
+}
+
+
+def _run_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """Which run each family was built from, and why (the seed's design)."""
+    runs, data = manifest.get("runs", {}), manifest["data"]
+    faults = data.get("faults", "none")
+    lines = [
+        "| family | built from |",
+        "|---|---|",
+        *(f"| {f.upper()} | {_RUN_TEXT.get(r, r)} |" for f, r in runs.items()),
+        "",
+    ]
+    seed = (
+        "The seed releases AD from a fault-injected 30-day run and PM and PD from a normal run of the "
+        "same patients and scenario (PD's counterfactuals regenerated from the saved scenario; "
+        "`shared/specs/healthloopqa.md`)."
+    )
+    twin = manifest.get("twin")
+    if twin is not None:
+        lines.append(
+            f"{seed} So AD asks about the data folder (faults `{faults}`) and PM and PD about its "
+            "fault-free twin: the same simulation (profile, patients, days, controller, sensor, meals, "
+            "exercise, seed, engine) re-run by the build with faults `none`. The scenario is drawn "
+            "apart from the faults, so the twin has the folder's meals and exercise; it was checked "
+            "to match them and the folder's readings up to each patient's first fault. Its readings' "
+            f"sha256 is `{twin['readings_sha256']}` (`wearbench verify` simulates it again and checks "
+            f"it); its context files are under `{twin['contexts']}/`. Without it the faults would leak "
+            "into the PM answers (a zero-reading fault makes every minimum 0 mg/dL; a false meal, "
+            "announced but not eaten, counts as a meal) and into the PD contexts."
+        )
+    elif data["kind"] == "simulated" and faults != "none":
+        lines.append(
+            f"{seed} This benchmark was built with `--pm-pd-run same`: PM and PD ask about the "
+            f"faulted folder itself (faults `{faults}`), so their answers and contexts hold the faults."
+        )
+    else:
+        lines.append(f"{seed} This data has no faults, so every family reads it.")
+    return lines
+
+
+def _one_answer_lines(stats: Mapping[str, Any]) -> list[str]:
+    """The templates whose items all have the same answer (a warning, not a drop)."""
+    one = stats.get("one_answer", {})
+    lines = [
+        "Templates of two items or more whose items all have the same answer: a population prior "
+        "(the answer most items have) scores 100 on them, so they measure little. They are kept.",
+        "",
+    ]
+    if not one:
+        return [*lines, "None."]
+    lines += ["| template | items | the answer |", "|---|---|---|"]
+    for tid, entry in one.items():
+        shown = json.dumps(entry["answer"], ensure_ascii=False)
+        shown = (shown if len(shown) <= 80 else shown[:79] + "…").replace("|", "\\|")
+        lines.append(f"| {tid} | {entry['items']} | `{shown}` |")
+    return lines
+
+
 def render_cgm_datasheet(stats: Mapping[str, Any], manifest: Mapping[str, Any], levels: Sequence[str]) -> str:
     """The human-readable datasheet of a HealthLoopQA benchmark (Markdown)."""
     data = manifest["data"]
@@ -247,12 +311,14 @@ def render_cgm_datasheet(stats: Mapping[str, Any], manifest: Mapping[str, Any], 
     ]
     for fam, why in stats["left_out"].items():
         lines.append(f"- {fam.upper()} left out: {why}.")
-    lines += ["", "## Patients per family and level", "", *_draw_table(stats), ""]
+    lines += ["", "## Runs", "", *_run_lines(manifest), ""]
+    lines += ["## Patients per family and level", "", *_draw_table(stats), ""]
     lines += ["## Windows", "", *_window_lines(stats, manifest.get("complete_day_readings")), ""]
     lines += ["## Dropped items", ""]
     lines.append(
         "A (template, patient) pair with no answer on the record is dropped and counted, never "
         "approximated: " + ("; ".join(f"{r}: {_n(n)}" for r, n in drops.items()) or "none") + "."
     )
-    lines += ["", "## Per template", "", *_template_table(stats, manifest["templates"]), ""]
+    lines += ["", "## Templates with one answer", "", *_one_answer_lines(stats), ""]
+    lines += ["## Per template", "", *_template_table(stats, manifest["templates"]), ""]
     return "\n".join(lines)

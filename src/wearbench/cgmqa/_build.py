@@ -7,9 +7,12 @@ patients its level draws (:mod:`wearbench.cgmqa._sample`), on each patient's ben
 counted with its reason: the record lacks what the template needs (``needs exercise``, ``needs
 fault labels``, …) or the truth function found no answer (``no answer on this record``).
 
-When a chosen template needs a counterfactual (the PD "what if" ones) and the folder is simulated,
-the folder is re-simulated from its manifest (``read_records(folder, rerun=True)``, checked bit
-for bit) and every counterfactual the drawn patients will be asked about runs first, in shared
+When the folder is a simulation with faults, AD is asked about the folder and PM and PD about its
+fault-free twin (the seed's released sets; :mod:`wearbench.cgmqa._source`, ``pm_pd_run``); the
+twin's context files go to ``contexts/twin/`` and the manifest's ``runs`` says which run each
+family came from. When a chosen template needs a counterfactual (the PD "what if" ones) and the
+folder is simulated, its run (the twin, or the folder re-simulated from its manifest and checked
+bit for bit) runs every counterfactual the drawn patients will be asked about first, in shared
 batches (:func:`~wearbench.cgmqa.pd.prefetch_counterfactuals`); the manifest records it under
 ``counterfactuals``. A prediction item is shown only the past: its context ends at "now"
 (:meth:`Template.context_end`, :class:`~wearbench.cgmqa._context.Window`'s ``until``).
@@ -18,7 +21,6 @@ batches (:func:`~wearbench.cgmqa.pd.prefetch_counterfactuals`); the manifest rec
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,16 +29,8 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench._folder import check_target
-from wearbench._jsonfile import read_json_object
 from wearbench._version import __version__
-from wearbench.cgmqa._artifact import (
-    CONTEXTS,
-    KIND,
-    MANIFEST,
-    render_cgm_datasheet,
-    sha256,
-    write_cgm_artifact,
-)
+from wearbench.cgmqa._artifact import KIND, MANIFEST, render_cgm_datasheet, write_cgm_artifact
 from wearbench.cgmqa._context import (
     COMPLETE_DAY_READINGS,
     WINDOW_DAYS,
@@ -47,12 +41,23 @@ from wearbench.cgmqa._context import (
     item_window,
     record_window,
 )
-from wearbench.cgmqa._read import READINGS, read_records
 from wearbench.cgmqa._record import PatientRecord
-from wearbench.cgmqa._rerun import CHECKPOINT_EVERY
 from wearbench.cgmqa._sample import LevelDraw, check_sampling, draw_patients, item_rng
+from wearbench.cgmqa._source import (
+    FOLDER,
+    TWIN,
+    DataSource,
+    Note,
+    RunRecords,
+    counterfactual_entry,
+    family_runs,
+    load_runs,
+    needs_rerun,
+    prefetch_with_notes,
+    read_data_source,
+    twin_entry,
+)
 from wearbench.cgmqa._template import FAMILIES, LEVELS, Template, templates
-from wearbench.cgmqa.pd import prefetch_counterfactuals
 
 #: How a drop reason names a missing need.
 NEED_WORDS: dict[str, str] = {
@@ -66,58 +71,12 @@ NEED_WORDS: dict[str, str] = {
 NO_ANSWER = "no answer on this record"
 #: Families left out of a benchmark on real data, and why.
 REAL_LEFT_OUT: dict[str, str] = {"ad": "real data has no fault labels"}
-#: What the manifest's ``counterfactuals`` entry says the answers came from.
-RERUN_SOURCE = "re-simulation of the data folder from its manifest (wearbench.cgmqa.rerun_folder)"
-Note = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class DataSource:
-    """The CGM folder a benchmark is built from.
-
-    Attributes:
-        path: Resolved folder.
-        kind: ``simulated`` (``wearbench cgm simulate``) or ``real`` (``wearbench cgm import``).
-        source: The profile (simulated) or the loader (real) that wrote it.
-        manifest_sha256: sha256 of its ``manifest.json`` (which lists its files' hashes).
-        files: ``{file: sha256}`` from its manifest.
-    """
-
-    path: Path
-    kind: str
-    source: str
-    manifest_sha256: str
-    files: Mapping[str, str]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The manifest's ``data`` entry."""
-        return {"path": str(self.path), "kind": self.kind, "source": self.source,
-                "manifest_sha256": self.manifest_sha256}  # fmt: skip
-
-
-def read_data_source(folder: str | Path) -> DataSource:
-    """Describe a simulated or imported CGM folder.
-
-    Raises:
-        WearbenchError: If the folder has no ``readings.parquet`` or no ``manifest.json``.
-    """
-    root = Path(folder).resolve()
-    if not (root / READINGS).is_file():
-        raise WearbenchError(
-            f"{folder}: no {READINGS}, not a CGM folder (write one with `wearbench cgm simulate` "
-            "or `wearbench cgm import SOURCE PATH --grid 5`)"
-        )
-    manifest = read_json_object(
-        root / MANIFEST, missing="no manifest.json, not a simulated or imported CGM folder"
-    )
-    raw = (root / MANIFEST).read_bytes()
-    files = manifest.get("files", {})
-    if manifest.get("source") == "wearbench.sim":
-        profile = manifest.get("params", {}).get("profile", "default")
-        return DataSource(root, "simulated", f"wearbench.sim profile {profile}", sha256(raw), files)
-    src = manifest.get("source", {})
-    name = src.get("name", "unknown") if isinstance(src, dict) else str(src)
-    return DataSource(root, "real", f"imported with loader {name}", sha256(raw), files)
+#: Why each run answers the families it does (the manifest's ``runs``, the datasheet).
+RUN_WHY: dict[str, str] = {
+    FOLDER: "the data folder as given",
+    TWIN: "the data folder's fault-free twin (its simulation re-run with faults none), as the seed "
+    "builds PM and PD from a normal run of the same patients and scenario",
+}
 
 
 def parse_families(families: Sequence[str] | str | None, kind: str) -> tuple[list[str], dict[str, str]]:
@@ -149,7 +108,9 @@ def drop_reason(t: Template, record: PatientRecord) -> str | None:
     return "needs " + ", ".join(NEED_WORDS.get(n, n) for n in t.needs)
 
 
-def _item(t: Template, window: Window, params: Mapping[str, Any], answer: Any) -> dict[str, Any]:
+def _item(
+    t: Template, window: Window, params: Mapping[str, Any], answer: Any, contexts: str
+) -> dict[str, Any]:
     return {
         "id": f"{t.id}-{window.subject}",
         "family": t.family,
@@ -166,56 +127,55 @@ def _item(t: Template, window: Window, params: Mapping[str, Any], answer: Any) -
         "question": t.text(params),
         "instruction": t.answer_instruction(),
         "answer": answer,
-        "context": context_ref(window, CONTEXTS),
+        "context": context_ref(window, contexts),
     }
 
 
 @dataclass
 class _Plan:
-    """What the build gathers: items, drop counts, context windows and patient draws."""
+    """What the build gathers: items, drop counts, context windows (with their run) and draws."""
 
     items: list[dict[str, Any]]
     drops: dict[str, Counter[str]]
-    windows: dict[str, Window]
+    windows: dict[str, tuple[RunRecords, Window]]
     draws: dict[str, LevelDraw]
 
 
-def _draws(
-    records: Mapping[str, PatientRecord], families: Sequence[str], sampling: str, seed: int
-) -> dict[str, LevelDraw]:
+def _draws(by_family: Mapping[str, RunRecords], sampling: str, seed: int) -> dict[str, LevelDraw]:
     out = {}
-    for fam in families:
+    for fam, run in by_family.items():
         for level in LEVELS:
             level_ts = templates(fam, level)
             if not level_ts:
                 continue
             eligible = [
-                s for s, r in records.items() if sampling == "full" or any(t.applicable(r) for t in level_ts)
+                s for s, r in run.cut.items() if sampling == "full" or any(t.applicable(r) for t in level_ts)
             ]
             out[f"{fam}/{level}"] = draw_patients(fam, level, eligible, check_sampling(sampling), seed)
     return out
 
 
 def _plan(
-    cut: Mapping[str, PatientRecord],
-    bases: Mapping[str, Window],
+    by_family: Mapping[str, RunRecords],
     draws: Mapping[str, LevelDraw],
     seed: int,
     progress: Callable[[int, int], None] | None,
 ) -> _Plan:
     plan = _Plan([], defaultdict(Counter), {}, dict(draws))
-    asked = {key: (set(d.chosen), templates(d.family, d.level)) for key, d in draws.items()}
-    for done, (subject, record) in enumerate(cut.items(), start=1):
-        for who, level_ts in asked.values():
+    asked = [(set(d.chosen), by_family[d.family], templates(d.family, d.level)) for d in draws.values()]
+    subjects = sorted({s for run in by_family.values() for s in run.cut})
+    for done, subject in enumerate(subjects, start=1):
+        for who, run, level_ts in asked:
             for t in level_ts if subject in who else ():
-                _ask(plan, t, record, bases[subject], seed)
+                _ask(plan, t, run, subject, seed)
         if progress:
-            progress(done, len(cut))
+            progress(done, len(subjects))
     return plan
 
 
-def _ask(plan: _Plan, t: Template, record: PatientRecord, base: Window, seed: int) -> None:
-    """Draw ``t``'s item on one patient's window, or count why it is dropped."""
+def _ask(plan: _Plan, t: Template, run: RunRecords, subject: str, seed: int) -> None:
+    """Draw ``t``'s item on one patient's window of ``run``, or count why it is dropped."""
+    record, base = run.cut[subject], run.bases[subject]
     window = item_window(base, t)
     rec = record if window == base else record.window(window.first_day - base.first_day + 1, window.days)
     why = drop_reason(t, rec)
@@ -225,18 +185,32 @@ def _ask(plan: _Plan, t: Template, record: PatientRecord, base: Window, seed: in
         return
     params, answer = found
     window = window.ending(t.context_end(params))
-    plan.items.append(_item(t, window, params, json.loads(json.dumps(answer))))
-    plan.windows[window.key] = window
+    plan.items.append(_item(t, window, params, json.loads(json.dumps(answer)), run.contexts))
+    plan.windows[f"{run.contexts}/{window.key}"] = (run, window)
+
+
+def one_answer_templates(items: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Templates of two items or more whose items all have the same answer, with it and the count.
+
+    A population prior (the answer most items have) scores 100 on them: a warning, not a drop.
+    """
+    answers: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        answers[str(item["template"])].append(json.dumps(item["answer"], sort_keys=True))
+    return {
+        tid: {"items": len(a), "answer": json.loads(a[0])}
+        for tid, a in answers.items()
+        if len(a) > 1 and len(set(a)) == 1
+    }
 
 
 def _stats(
-    plan: _Plan,
-    families: Sequence[str],
-    bases: Mapping[str, Window],
-    records: Mapping[str, PatientRecord],
-    left_out: Mapping[str, str],
+    plan: _Plan, families: Sequence[str], folder: RunRecords, left_out: Mapping[str, str]
 ) -> dict[str, Any]:
-    """Counts per family, level and template; drops; draws; windows; families left out."""
+    """Counts per family, level and template; drops; draws; windows; families left out.
+
+    Also the templates whose items all have one answer (:func:`one_answer_templates`).
+    """
     by_fl: dict[str, dict[str, int]] = {f: {} for f in families}
     for item in plan.items:
         by_fl[item["family"]][item["level"]] = by_fl[item["family"]].get(item["level"], 0) + 1
@@ -245,6 +219,7 @@ def _stats(
         reasons.update(c)
     ids = [t.id for f in families for t in templates(f)]
     by_template = Counter(i["template"] for i in plan.items)
+    one = one_answer_templates(plan.items)
     return {
         "n_items": len(plan.items),
         "n_patients": len({i["patient"] for i in plan.items}),
@@ -257,8 +232,9 @@ def _stats(
         "drops": {tid: dict(sorted(plan.drops[tid].items())) for tid in ids if plan.drops.get(tid)},
         "drop_reasons": dict(sorted(reasons.items())),
         "draws": {k: d.to_dict() for k, d in plan.draws.items()},
-        "windows": {s: _window_stats(records[s], w) for s, w in bases.items()},
+        "windows": {s: _window_stats(folder.records[s], w) for s, w in folder.bases.items()},
         "left_out": dict(left_out),
+        "one_answer": {tid: one[tid] for tid in ids if tid in one},
     }
 
 
@@ -299,6 +275,7 @@ def build_cgm_benchmark(
     seed: int = 0,
     families: Sequence[str] | str | None = None,
     sampling: str = "seed",
+    pm_pd_run: str = "normal",
     progress: Callable[[int, int], None] | None = None,
     note: Note | None = None,
 ) -> CGMBuildResult:
@@ -313,105 +290,63 @@ def build_cgm_benchmark(
         families: ``ad``, ``pm``, ``pd`` (a list or a comma-separated string; default: all; AD is
             always left out on real data, which has no fault labels).
         sampling: ``seed`` (the seed's per-level patient counts) or ``full`` (every patient).
+        pm_pd_run: ``normal``: on a simulation with faults, PM and PD are asked about its
+            fault-free twin (:mod:`wearbench.cgmqa._source`); ``same``: about the folder itself.
+            Real data and simulations without faults are the same either way.
         progress: Optional ``(patients_done, patients_total)`` callback.
-        note: Optional callback given one line when a slow step starts and ends (the
+        note: Optional callback given one line when a slow step starts and ends (the twin or the
             re-simulation, about 8 s for 20 patients x 30 days; the counterfactuals).
 
     Raises:
-        WearbenchError: Not a CGM folder, an unknown family or sampling, a foreign ``out`` folder,
-            a simulated folder that cannot be re-simulated while a chosen template needs it (with a
-            hint), or no item at all (with the drop reasons); nothing is written then.
+        WearbenchError: Not a CGM folder, an unknown family, sampling or ``pm_pd_run``, a foreign
+            ``out`` folder, a simulated folder that cannot be re-simulated (or whose twin cannot
+            be simulated) while a chosen template needs it (with a hint), or no item at all (with
+            the drop reasons); nothing is written then.
     """
     check_target(Path(out), "benchmark", MANIFEST)
     source = read_data_source(data)
     fams, left_out = parse_families(families, source.kind)
     left_out |= {f: "no template of this family is registered" for f in fams if not templates(f)}
     check_sampling(sampling)
-    rerun = source.kind == "simulated" and any(
-        "counterfactual" in t.needs for f in fams for t in templates(f)
-    )
-    records = {r.subject: r for r in read_with_rerun(source.path, rerun, note)}
-    bases = {s: record_window(r, complete_end=source.kind == "real") for s, r in records.items()}
-    _check_keys(bases.values())
-    cut = {s: bases[s].cut(r) for s, r in records.items()}
-    draws = _draws(cut, fams, sampling, seed)
+    runs = family_runs(source, fams, pm_pd_run)
+    rerun = {runs[f] for f in fams if source.kind == "simulated" and needs_rerun(f)}
+    loaded = load_runs(source, runs, rerun, note)
+    by_family = {f: loaded[runs[f]] for f in fams}
+    for run in loaded.values():
+        _check_keys(run.bases.values())
+    draws = _draws(by_family, sampling, seed)
     if rerun:
-        asked = {k: ([cut[s] for s in d.chosen], [t.id for t in templates(d.family, d.level)])
-                 for k, d in draws.items()}  # fmt: skip
-        prefetch_with_notes(list(asked.values()), note)
-    plan = _plan(cut, bases, draws, seed, progress)
-    stats = _stats(plan, fams, bases, records, left_out)
+        asked = [
+            ([by_family[d.family].cut[s] for s in d.chosen], [t.id for t in templates(d.family, d.level)])
+            for d in draws.values()
+        ]
+        prefetch_with_notes(asked, note)
+    plan = _plan(by_family, draws, seed, progress)
+    stats = _stats(plan, fams, loaded[FOLDER], left_out)
     if not plan.items:
         why = "; ".join(f"{r} ({n})" for r, n in stats["drop_reasons"].items()) or "no family to build"
         raise WearbenchError(
-            f"0 items from {len(records)} patients of {data}, nothing written to {out}: {why}"
+            f"0 items from {len(loaded[FOLDER].records)} patients of {data}, nothing written to {out}: {why}"
         )
     plan.items.sort(
         key=lambda i: (FAMILIES.index(i["family"]), int(i["template"].split("_")[1]), i["patient"])
     )
     contexts: dict[str, bytes] = {}
-    for w in sorted(plan.windows.values(), key=lambda w: w.key):
-        contexts.update(context_files(records[w.subject], w, CONTEXTS))
+    for key in sorted(plan.windows):
+        run, w = plan.windows[key]
+        contexts.update(context_files(run.records[w.subject], w, run.contexts))
     manifest = _manifest(source, fams, seed, sampling, stats)
+    manifest |= {"pm_pd_run": pm_pd_run, "runs": {f: runs[f] for f in fams}}
+    if TWIN in loaded:
+        manifest["twin"] = twin_entry(loaded[TWIN])
     if source.kind == "real":
         manifest["complete_day_readings"] = COMPLETE_DAY_READINGS
     if rerun:
-        manifest["counterfactuals"] = counterfactual_entry(records.values(), plan.items)
+        manifest["counterfactuals"] = counterfactual_entry(loaded[sorted(rerun)[0]], plan.items)
     write_cgm_artifact(
         Path(out), plan.items, contexts, manifest, render_cgm_datasheet(stats, manifest, LEVELS)
     )
     return CGMBuildResult(Path(out), len(plan.items), stats, manifest)
-
-
-def read_with_rerun(folder: Path, rerun: bool, note: Note | None) -> list[PatientRecord]:
-    """:func:`read_records` of a folder, re-simulated when ``rerun`` (with notes and a hint).
-
-    Raises:
-        WearbenchError: From :func:`read_records`; a folder that cannot be re-simulated gets a
-            hint on how to build or verify without the counterfactual templates.
-    """
-    if not rerun:
-        return read_records(folder)
-    if note:
-        note(f"re-simulating {folder} for the counterfactual templates")
-    start = time.perf_counter()
-    try:
-        records = read_records(folder, rerun=True)
-    except WearbenchError as e:
-        raise WearbenchError(
-            f"{e}. Hint: simulate the folder again with this wearbench version (the same `wearbench "
-            "cgm simulate --profile …` options), or build without the counterfactual templates "
-            "(--families ad,pm)"
-        ) from e
-    if note:
-        note(f"re-simulated {len(records)} patient(s) in {time.perf_counter() - start:.1f} s")
-    return records
-
-
-def prefetch_with_notes(asked: Sequence[tuple[list[PatientRecord], list[str]]], note: Note | None) -> None:
-    """Run the counterfactuals of ``(records, template ids)`` pairs in shared batches, with notes."""
-    start = time.perf_counter()
-    if note:
-        note("running the counterfactual re-simulations the templates ask for")
-    for records, ids in asked:
-        prefetch_counterfactuals(records, ids)
-    if note:
-        note(f"ran the counterfactuals in {time.perf_counter() - start:.1f} s")
-
-
-def counterfactual_entry(
-    records: Iterable[PatientRecord], items: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
-    """The manifest's ``counterfactuals``: where those answers came from, and how many items have them."""
-    engines = sorted({r.rerun.engine for r in records if r.rerun is not None})
-    needing = {t.id for t in templates() if "counterfactual" in t.needs}
-    return {
-        "source": RERUN_SOURCE,
-        "engine": ",".join(engines),
-        "wearbench_version": __version__,
-        "checkpoint_every_min": CHECKPOINT_EVERY,
-        "items": sum(1 for i in items if i["template"] in needing),
-    }
 
 
 def _check_keys(windows: Iterable[Window]) -> None:

@@ -10,8 +10,10 @@ subject's first reading.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +23,7 @@ import pandas as pd
 from wearbench._errors import WearbenchError
 from wearbench.cgmqa._pump import pump_insulin
 from wearbench.cgmqa._record import Bolus, Exercise, Meal, PatientRecord
-from wearbench.cgmqa._rerun import rerun_folder
+from wearbench.cgmqa._rerun import rerun_folder, reruns_of, simulate_twin
 from wearbench.cgmqa._series import DAY_MIN, POINTS_PER_DAY, STEP_MIN
 
 READINGS = "readings.parquet"
@@ -80,6 +82,95 @@ def read_records(folder: str | Path, *, rerun: bool = False) -> list[PatientReco
         reruns = rerun_folder(root, {r.subject: r.bg for r in records})
         records = [replace(r, rerun=reruns[r.subject]) for r in records]
     return records
+
+
+def read_twin(folder: str | Path) -> list[PatientRecord]:
+    """The records of a simulated folder's fault-free twin, each with its ``rerun``, by subject id.
+
+    The twin (:func:`~wearbench.cgmqa._rerun.simulate_twin`: the folder's simulation with its
+    faults switched off) is written to a temporary folder, read back as :func:`read_records`
+    reads any folder (so its records equal those of a ``wearbench cgm simulate … --faults none``
+    folder of the same settings, bit for bit) and deleted.
+
+    Raises:
+        WearbenchError: If the folder's manifest does not describe a profile simulation that can
+            be run again (with the reason).
+    """
+    root = Path(folder)
+    with tempfile.TemporaryDirectory(prefix="wearbench-twin-") as tmp:
+        run = simulate_twin(root, Path(tmp) / "twin")
+        records = read_records(Path(tmp) / "twin")
+    reruns = reruns_of(root, run, {r.subject: r.bg for r in records})
+    return [replace(r, rerun=reruns[r.subject]) for r in records]
+
+
+def check_twin(folder: Path, records: Sequence[PatientRecord], twin: Sequence[PatientRecord]) -> None:
+    """Check that ``twin`` is the fault-free twin of the folder's ``records``.
+
+    Same subjects and days; per subject the same meals (hypo treatments aside: a person treats
+    the lows of their own run; and the folder's false meals, a fault announced and not eaten) and
+    exercise sessions (the scenario), and the same readings, bit for bit, before the first fault
+    label (up to there the two runs are one).
+
+    Raises:
+        WearbenchError: ``"<folder>: its fault-free twin differs from it: …"``, naming the subject
+            and what differs (the simulator, the profile or the manifest changed since the folder
+            was written).
+    """
+
+    def fail(why: str) -> WearbenchError:
+        return WearbenchError(
+            f"{folder}: its fault-free twin differs from it: {why}; the simulator, the profile or the "
+            "manifest may have changed since it was written (or build with --pm-pd-run same)"
+        )
+
+    twins = {r.subject: r for r in twin}
+    if sorted(twins) != sorted(r.subject for r in records):
+        raise fail(
+            f"subjects {sorted(twins)} in the twin, {sorted(r.subject for r in records)} in the folder"
+        )
+    for r in records:
+        t = twins[r.subject]
+        if t.days != r.days:
+            raise fail(f"subject {r.subject}: {t.days} days in the twin, {r.days} in the folder")
+        for what, mine, theirs in (
+            ("meals", _scenario(_eaten(r)), _scenario(_eaten(t))),
+            ("exercise sessions", _scenario(r.exercise or ()), _scenario(t.exercise or ())),
+        ):
+            if mine != theirs:
+                raise fail(f"subject {r.subject}: its {what} differ")
+        first = r.bg.size if r.fault is None else int(np.argmax(np.append(r.fault != "", True)))
+        if not np.array_equal(r.bg[:first], t.bg[:first], equal_nan=True):
+            raise fail(
+                f"subject {r.subject}: its readings differ before its first fault (minute {first * STEP_MIN})"
+            )
+
+
+def _eaten(record: PatientRecord) -> list[Meal]:
+    """The meals of the scenario: neither a hypo treatment nor a false meal (announced, not eaten)."""
+    labels = record.fault
+    return [
+        m
+        for m in record.meals or ()
+        if m.is_meal and (labels is None or labels[int(m.minute) // STEP_MIN] != "false_meal")
+    ]
+
+
+def _scenario(events: Iterable[object]) -> list[str]:
+    """Events as comparable text (NaN equal to NaN)."""
+    return [repr(e) for e in events]
+
+
+def readings_sha256(records: Iterable[PatientRecord]) -> str:
+    """sha256 of the readings of ``records`` (per subject in id order: id, NUL, readings as <f8).
+
+    The readings are mg/dL, NaN while missing, as little-endian float64 bytes.
+    """
+    h = hashlib.sha256()
+    for r in sorted(records, key=lambda r: r.subject):
+        h.update(r.subject.encode("utf-8") + b"\0")
+        h.update(np.asarray(r.bg, dtype="<f8").tobytes())
+    return h.hexdigest()
 
 
 def _simulated(root: Path) -> bool:

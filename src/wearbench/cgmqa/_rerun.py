@@ -26,12 +26,14 @@ from wearbench._errors import WearbenchError
 from wearbench.sim import (
     Counterfactual,
     Event,
+    ProfileRun,
     SimulationRun,
     faults_from_csv,
     get_profile,
     meals_from_csv,
     simulate_counterfactuals,
     simulate_profile,
+    write_simulation,
 )
 
 STEP = 5  #: minutes between grid points
@@ -204,24 +206,13 @@ def rerun_folder(folder: str | Path, readings: Mapping[str, np.ndarray]) -> dict
     root = Path(folder)
     params = _manifest(root)
     try:
-        run = _simulate(root, params)
+        _, run = _simulate(root, params)
     except WearbenchError as e:
         raise WearbenchError(f"{root}: this folder cannot be re-simulated: {e}") from e
-    shared = _Shared(run)
-    out = {}
-    for subject, bg in readings.items():
-        if subject not in run.patients:
-            raise WearbenchError(
-                f"{root}: this folder cannot be re-simulated: subject {subject} is not among the "
-                "manifest's patients"
-            )
-        p = run.patients.index(subject)
-        _check(root, subject, np.asarray(bg, dtype=np.float64), run.streams["cgm"][::STEP, p])
-        out[subject] = Rerun(subject, p, shared)
-    return out
+    return reruns_of(root, run, readings)
 
 
-def _manifest(root: Path) -> dict[str, Any]:
+def _manifest(root: Path, cannot: str = "this folder cannot be re-simulated") -> dict[str, Any]:
     path = root / "manifest.json"
     why = ""
     params: dict[str, Any] = {}
@@ -242,7 +233,7 @@ def _manifest(root: Path) -> dict[str, Any]:
                 lacking = [k for k in ("patients", "days", "controller", "seed") if k not in params]
                 why = f"manifest.json params lack {', '.join(lacking)}" if lacking else ""
     if why:
-        raise WearbenchError(f"{root}: this folder cannot be re-simulated: {why}")
+        raise WearbenchError(f"{root}: {cannot}: {why}")
     return params
 
 
@@ -253,14 +244,21 @@ def _csv(root: Path, what: str, value: str) -> Path:
     return path
 
 
-def _simulate(root: Path, params: Mapping[str, Any]) -> SimulationRun:
-    """The run the manifest describes, with hourly checkpoints (the CLI's ``_simulate_profile``)."""
+def _simulate(
+    root: Path, params: Mapping[str, Any], *, faults: bool = True
+) -> tuple[ProfileRun, SimulationRun]:
+    """The run the manifest describes, with hourly checkpoints (the CLI's ``_simulate_profile``).
+
+    ``faults=False``: the same run with its faults switched off (the fault-free twin). The profile
+    draws the scenario (meals, exercise, perturbations) with ``default_rng([seed, 8])``, the
+    random fault plan with ``default_rng([seed, 6])`` and the sensor noise from ``seed`` before
+    the loop starts, so the twin has the folder's scenario and noise whatever the fault plan.
+    """
     names: Sequence[str] = list(params["patients"])
     days = int(params["days"])
-    meals, faults = str(params.get("meals", "random")), str(params.get("faults", "none"))
+    meals = str(params.get("meals", "random"))
+    plan = str(params.get("faults", "none")) if faults else "none"
     sensor = params.get("sensor", "Dexcom")
-    plan = faults_from_csv(_csv(root, "faults", faults), list(names), days * 1440) if faults not in (
-        "none", "random") else faults  # fmt: skip
     run = simulate_profile(
         get_profile(str(params["profile"])),
         days,
@@ -268,15 +266,72 @@ def _simulate(root: Path, params: Mapping[str, Any]) -> SimulationRun:
         controller=str(params["controller"]),
         sensor=None if sensor in (None, "none") else str(sensor),
         meals=meals_from_csv(_csv(root, "meals", meals), len(names), days) if meals != "random" else None,
-        faults=plan,  # type: ignore[arg-type]
+        faults=plan if plan in ("none", "random") else faults_from_csv(  # type: ignore[arg-type]
+            _csv(root, "faults", plan), list(names), days * 1440),
         exercise=params.get("exercise", "random") != "none",
         seed=int(params["seed"]),
         engine=str(params.get("engine", "auto")),
         checkpoint_every=CHECKPOINT_EVERY,
-    ).run
-    if run is None:  # pragma: no cover - simulate_profile keeps the run when asked for checkpoints
+    )  # fmt: skip
+    if run.run is None:  # pragma: no cover - simulate_profile keeps the run when asked for checkpoints
         raise WearbenchError("the simulator kept no run")
+    return run, run.run
+
+
+def simulate_twin(folder: str | Path, out: Path) -> SimulationRun:
+    """Simulate the fault-free twin of a simulated folder and write it to ``out``.
+
+    The twin is the folder's run (its manifest's profile, patients, days, controller, sensor,
+    meals, exercise, seed and engine) with ``faults`` ``none``, written as ``wearbench cgm
+    simulate … --faults none`` writes it (its manifest's params say ``"faults": "none"`` and
+    ``twin_of`` the folder).
+
+    Returns:
+        The twin's run, with hourly checkpoints (for :func:`reruns_of`).
+
+    Raises:
+        WearbenchError: ``"<folder>: its fault-free twin cannot be simulated: <why>"`` (as
+            :func:`rerun_folder`: no manifest, not a profile simulation, a CSV that is gone …).
+    """
+    root = Path(folder)
+    cannot = "its fault-free twin cannot be simulated"
+    params = _manifest(root, cannot)
+    try:
+        twin, run = _simulate(root, params, faults=False)
+    except WearbenchError as e:
+        raise WearbenchError(f"{root}: {cannot}: {e}") from e
+    write_simulation(
+        twin.frame, out, sample_time=twin.sample_time, faults=twin.faults, exercise=twin.sessions,
+        meals=twin.meals, layout=twin.profile.layout,
+        params={**params, "faults": "none", "twin_of": str(root)},
+    )  # fmt: skip
     return run
+
+
+def reruns_of(where: Path, run: SimulationRun, readings: Mapping[str, np.ndarray]) -> dict[str, Rerun]:
+    """One :class:`Rerun` per subject of ``readings``, sharing ``run``, after checking its readings.
+
+    Args:
+        where: The folder named in an error.
+        run: A run with checkpoints.
+        readings: Displayed CGM per subject on the 5-minute grid (mg/dL, NaN while missing).
+
+    Raises:
+        WearbenchError: ``"<where>: this folder cannot be re-simulated: …"`` if a subject is not
+            in the run or its readings differ from the run's (the first differing minute named).
+    """
+    shared = _Shared(run)
+    out = {}
+    for subject, bg in readings.items():
+        if subject not in run.patients:
+            raise WearbenchError(
+                f"{where}: this folder cannot be re-simulated: subject {subject} is not among the "
+                "manifest's patients"
+            )
+        p = run.patients.index(subject)
+        _check(where, subject, np.asarray(bg, dtype=np.float64), run.streams["cgm"][::STEP, p])
+        out[subject] = Rerun(subject, p, shared)
+    return out
 
 
 def _check(root: Path, subject: str, folder: np.ndarray, rerun: np.ndarray) -> None:

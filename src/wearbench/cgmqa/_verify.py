@@ -8,9 +8,11 @@ template's spec against the one recorded at build time, the question text, where
 ("now" of a prediction item) and the answer, recomputed on the item's window; and per context
 window, the context files, re-rendered from the data and compared byte for byte after
 decompression (so another xz library version cannot fail it; the compressed bytes are checked
-against the manifest's hashes). When an item's template needs a
-counterfactual, the data folder is re-simulated and the counterfactuals re-run as at build time
-(:func:`~wearbench.cgmqa._build.read_with_rerun`).
+against the manifest's hashes). Each item is recomputed on the run its family was built from
+(the manifest's ``runs``): the data folder, or its fault-free twin, simulated again as at build
+time and checked against the readings' sha256 recorded then (:mod:`wearbench.cgmqa._source`).
+When an item's template needs a counterfactual, its run (the twin, or the data folder
+re-simulated) runs the counterfactuals again as at build time.
 """
 
 from __future__ import annotations
@@ -23,10 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import UnknownNameError, WearbenchError
-from wearbench.cgmqa._artifact import CONTEXTS, MANIFEST, file_sha256, read_cgm_items, read_cgm_manifest
-from wearbench.cgmqa._build import Note, prefetch_with_notes, read_with_rerun
+from wearbench.cgmqa._artifact import MANIFEST, file_sha256, read_cgm_items, read_cgm_manifest
 from wearbench.cgmqa._context import Window, context_texts, read_context_bytes
 from wearbench.cgmqa._record import PatientRecord
+from wearbench.cgmqa._source import (
+    FOLDER,
+    TWIN,
+    Note,
+    RunRecords,
+    check_twin_hash,
+    load_runs,
+    prefetch_with_notes,
+    read_data_source,
+)
 from wearbench.cgmqa._template import Template, get_template
 
 
@@ -126,12 +137,15 @@ def _item_failure(item: Mapping[str, Any], t: Template, record: PatientRecord, s
 
 
 def _verify_item(
-    item: Mapping[str, Any], records: Mapping[str, PatientRecord], specs: Mapping[str, Any]
+    item: Mapping[str, Any], runs: Mapping[str, RunRecords], which: str, specs: Mapping[str, Any]
 ) -> str | None:
     try:
         t = get_template(str(item["template"]))
     except UnknownNameError as e:
         return str(e)
+    if which not in runs:
+        return f"run {which!r} (the manifest's runs) is not one the benchmark can be built from"
+    records = runs[which].records
     if item["patient"] not in records:
         return f"patient {item['patient']!r} is not in the data folder"
     try:
@@ -141,19 +155,26 @@ def _verify_item(
 
 
 def _check_contexts(
-    bench: Path, items: list[dict[str, Any]], records: Mapping[str, PatientRecord]
+    bench: Path, items: list[dict[str, Any]], runs: Mapping[str, RunRecords], run_of: Mapping[str, str]
 ) -> list[tuple[str, str]]:
     windows = {
-        Window(
-            i["patient"], i["context"]["first_day"], i["context"]["days"], i["context"].get("until_minute")
+        (
+            run_of[i["family"]],
+            Window(
+                i["patient"],
+                i["context"]["first_day"],
+                i["context"]["days"],
+                i["context"].get("until_minute"),
+            ),
         )
         for i in items
     }
     out = []
-    for w in sorted(windows, key=lambda w: w.key):
-        if w.subject not in records:
+    for which, w in sorted(windows, key=lambda rw: (rw[0], rw[1].key)):
+        run = runs.get(which)
+        if run is None or w.subject not in run.records:
             continue  # reported per item
-        for name, data in context_texts(records[w.subject], w, CONTEXTS).items():
+        for name, data in context_texts(run.records[w.subject], w, run.contexts).items():
             path = bench / name
             try:
                 same = read_context_bytes(path) == data
@@ -164,14 +185,29 @@ def _check_contexts(
     return out
 
 
-def _reread(data: Path, items: list[dict[str, Any]], note: Note | None) -> dict[str, PatientRecord]:
-    """The data folder's records; re-simulated, with the items' counterfactuals run, when needed."""
+def _reread(
+    data: Path, manifest: Mapping[str, Any], items: list[dict[str, Any]], note: Note | None
+) -> tuple[dict[str, RunRecords], dict[str, str]]:
+    """The records of each run the items were built from, by run id, and ``{family: run id}``.
+
+    A run is re-simulated, with its items' counterfactuals run, when an item needs it.
+
+    Raises:
+        WearbenchError: If a run cannot be re-simulated, or the twin did not reproduce.
+    """
+    run_of = {str(i["family"]): FOLDER for i in items} | dict(manifest.get("runs") or {})
     needing = {t for t in {str(i["template"]) for i in items} if _needs_rerun(t)}
-    records = {r.subject: r for r in read_with_rerun(data, bool(needing), note)}
-    if needing:
-        patients = sorted({str(i["patient"]) for i in items if i["template"] in needing} & set(records))
-        prefetch_with_notes([([records[s] for s in patients], sorted(needing))], note)
-    return records
+    rerun = {run_of[i["family"]] for i in items if i["template"] in needing}
+    runs = load_runs(read_data_source(data), run_of, rerun, note)
+    if TWIN in runs:
+        check_twin_hash(runs[TWIN], manifest.get("twin") or {})
+    for which in sorted(rerun & set(runs)):
+        records = runs[which].records
+        patients = {
+            str(i["patient"]) for i in items if i["template"] in needing and run_of[i["family"]] == which
+        }
+        prefetch_with_notes([([records[s] for s in sorted(patients & set(records))], sorted(needing))], note)
+    return runs, run_of
 
 
 def _needs_rerun(template_id: str) -> bool:
@@ -192,21 +228,22 @@ def verify_cgm_benchmark(
         note: Optional callback given one line when a slow step (the re-simulation) starts and ends.
 
     Raises:
-        WearbenchError: Not a HealthLoopQA benchmark, its data folder is missing or changed, or it
-            cannot be re-simulated while an item needs a counterfactual.
+        WearbenchError: Not a HealthLoopQA benchmark, its data folder is missing or changed, it
+            cannot be re-simulated while an item needs a counterfactual, or its fault-free twin
+            did not reproduce (its readings' sha256 differs from the one recorded at build time).
     """
     root = Path(bench)
     manifest = read_cgm_manifest(root)
     file_failures = _check_files(root, manifest)
     data = _check_data(manifest["data"])
     items = read_cgm_items(root)
-    records = _reread(data, items, note)
+    runs, run_of = _reread(data, manifest, items, note)
     failures = []
     for n, item in enumerate(items, start=1):
-        reason = _verify_item(item, records, manifest.get("templates", {}))
+        reason = _verify_item(item, runs, run_of[item["family"]], manifest.get("templates", {}))
         if reason:
             failures.append((str(item["id"]), reason))
         if progress:
             progress(n, len(items))
-    file_failures += _check_contexts(root, items, records)
+    file_failures += _check_contexts(root, items, runs, run_of)
     return CGMVerifyReport(len(items), tuple(failures), tuple(file_failures))
