@@ -10,7 +10,16 @@ HealthLoopQA (CGM) items: :func:`cgm_messages` (the structured prompt) and
 :func:`cgm_timeline_messages` (the timelined prompt), by name :func:`cgm_prompt`.
 """
 
-from wearbench.prompts._cgm import CGM_CONTEXT_DAYS, CGM_SYSTEM, PROMPT_DECIMALS, cgm_messages, shown_minutes
+from wearbench.prompts._cgm import (
+    CGM_CONTEXT_DAYS,
+    CGM_SYSTEM,
+    PROMPT_DECIMALS,
+    ContextFiles,
+    ShownContext,
+    cgm_messages,
+    shown_context,
+    shown_minutes,
+)
 from wearbench.prompts._cgm_timeline import CGM_PROMPTS, cgm_prompt, cgm_timeline_messages
 from wearbench.prompts._format import NA, SummaryStats, context_text, summary_stats
 from wearbench.prompts._messages import (
@@ -48,11 +57,13 @@ __all__ = [
     "NA",
     "PROMPT_DECIMALS",
     "BloodValue",
+    "ContextFiles",
     "DataView",
     "Mode",
     "Parts",
     "Series",
     "Setting",
+    "ShownContext",
     "SummaryStats",
     "TokenCount",
     "agent_frame",
@@ -80,6 +91,7 @@ __all__ = [
     "prompt_tokens",
     "range_groups",
     "row",
+    "shown_context",
     "shown_minutes",
     "summary_stats",
 ]

@@ -127,6 +127,7 @@ class ShownContext:
         header: Columns of the readings file.
         readings: Reading rows with ``start <= minute < end``.
         events: Event rows with ``start <= minute < end``.
+        events_header: Columns of the events file.
     """
 
     start: int
@@ -134,6 +135,7 @@ class ShownContext:
     header: list[str]
     readings: list[Mapping[str, str]]
     events: list[Mapping[str, str]]
+    events_header: list[str]
 
 
 def shown_context(
@@ -154,8 +156,10 @@ def shown_context(
 
     start, end = shown_minutes(item, days)
     header, readings = read("readings")
-    _, events = read("events")
-    return ShownContext(start, end, header, _shown(readings, start, end), _shown(events, start, end))
+    events_header, events = read("events")
+    return ShownContext(
+        start, end, header, _shown(readings, start, end), _shown(events, start, end), events_header
+    )
 
 
 def chat_messages(item: Mapping[str, Any], shown: ShownContext, data: Sequence[str]) -> list[Message]:

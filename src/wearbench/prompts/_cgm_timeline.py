@@ -93,20 +93,7 @@ def cgm_timeline_messages(
     *,
     files: ContextFiles | None = None,
 ) -> list[Message]:
-    """The timelined prompt of one HealthLoopQA item.
-
-    Args:
-        item: The item as stored in ``items.jsonl`` (``context``, ``question``, ``instruction``).
-        bench: The benchmark folder (context paths are relative to it).
-        days: Days of context shown, counted back from the context's end (30, 7, 1; None: all).
-        files: A cache of read context files (path → header and rows), filled as files are read.
-
-    Returns:
-        A system and a user message.
-
-    Raises:
-        WearbenchError: If a context file cannot be read.
-    """
+    """The timelined prompt of one HealthLoopQA item: arguments, result and errors as :func:`cgm_messages`."""
     shown = shown_context(item, bench, days, files)
     legend = _LEGEND.format(insulin=_INSULIN if "insulin_mu_per_min" in shown.header else "")
     data = ["## Timeline", "", legend, "", *timeline_lines(shown.readings, shown.events), ""]

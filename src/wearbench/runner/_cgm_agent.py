@@ -28,9 +28,9 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.agent import PYTHON_TOOL, AgentTexts, Sandbox, run_agent
-from wearbench.cgmqa import DAY_MIN, open_context
+from wearbench.cgmqa import DAY_MIN
 from wearbench.models import ChatModel, GenerateConfig, Message, ModelError, ModelOutput, ToolSpec
-from wearbench.prompts import shown_minutes
+from wearbench.prompts import ContextFiles, shown_context
 from wearbench.runner._cgm import CGMItem
 from wearbench.runner._chat import CachedModel
 from wearbench.runner._solvers import Answer
@@ -121,39 +121,17 @@ class AgentFiles:
     n_events: int
 
 
-_Table = tuple[list[str], list[list[str]]]
-
-
-def _read_table(path: Path) -> _Table:
-    """Header and rows of a context CSV file.
-
-    Raises:
-        WearbenchError: If the file cannot be read or has no ``minute`` column.
-    """
-    try:
-        with open_context(path) as f:
-            header, *rows = list(csv.reader(f))
-    except (OSError, ValueError) as e:
-        raise WearbenchError(f"{path}: cannot read the context ({e})") from e
-    if "minute" not in header:
-        raise WearbenchError(f"{path}: no 'minute' column in {header}")
-    return header, rows
-
-
-def _cut(table: _Table, start: int, end: int) -> tuple[str, int]:
-    """The CSV text of the rows with ``start <= minute < end``, and how many there are."""
-    header, rows = table
-    at = header.index("minute")
-    kept = [r for r in rows if start <= int(r[at]) < end]
+def _csv(header: Sequence[str], rows: Sequence[Mapping[str, str]]) -> str:
+    """CSV text of ``rows`` under ``header``, the values as stored."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(kept)
-    return out.getvalue(), len(kept)
+    writer = csv.DictWriter(out, fieldnames=list(header), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
 
 
 def agent_files(
-    item: Mapping[str, Any], bench: Path, days: int | None = None, *, cache: dict[Path, _Table] | None = None
+    item: Mapping[str, Any], bench: Path, days: int | None = None, *, cache: ContextFiles | None = None
 ) -> AgentFiles:
     """The per-question CSV files of an item: the rows its structured prompt would show.
 
@@ -166,19 +144,16 @@ def agent_files(
     Raises:
         WearbenchError: If a context file cannot be read.
     """
-    files = {} if cache is None else cache
-
-    def read(which: str) -> _Table:
-        path = bench / str(item["context"][which])
-        if path not in files:
-            files[path] = _read_table(path)
-        return files[path]
-
-    start, end = shown_minutes(item, days)
-    readings, events = read("readings"), read("events")
-    readings_text, n_readings = _cut(readings, start, end)
-    events_text, n_events = _cut(events, start, end)
-    return AgentFiles(readings_text, events_text, tuple(readings[0]), start, end, n_readings, n_events)
+    shown = shown_context(item, bench, days, cache)
+    return AgentFiles(
+        _csv(shown.header, shown.readings),
+        _csv(shown.events_header, shown.events),
+        tuple(shown.header),
+        shown.start,
+        shown.end,
+        len(shown.readings),
+        len(shown.events),
+    )
 
 
 def cgm_agent_messages(item: Mapping[str, Any], files: AgentFiles) -> list[Message]:
