@@ -28,6 +28,9 @@ LAYERS: tuple[str, ...] = (
     # The canonical cohort data model comes first: the loaders in `sources` build it (data
     # flows sources -> cohort, so imports point sources -> cohort).
     "cohort",
+    # Minute-level data (OpenMHC): the 19 channels and the minute cohort, beside the daily model;
+    # loaders and the synthetic generator in `sources` build it.
+    "minutes",
     "sources",
     # `synth` (the demo and the CLI call it) is a thin wrapper over sources + cohort.
     "_api",
@@ -37,6 +40,8 @@ LAYERS: tuple[str, ...] = (
     "sim",
     # The CGM benchmark's patient records and question templates (HealthLoopQA), over cgm + sim.
     "cgmqa",
+    # OpenMHC's tracks over minute data: preprocessing, masking, imputation methods (pure arrays).
+    "tracks",
     # The main line, as the README draws it.
     "primitives",
     "grounding",

@@ -1,0 +1,3 @@
+"""OpenMHC tracks over minute-level data: preprocessing, masking and imputation."""
+
+__all__: list[str] = []
