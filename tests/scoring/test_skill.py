@@ -11,6 +11,7 @@ from wearbench._errors import WearbenchError
 from wearbench.scoring import (
     Scope,
     SkillErrors,
+    SkillResult,
     Task,
     binary_error,
     collapse_binary,
@@ -31,7 +32,9 @@ def _errors(
     return SkillErrors(methods, tasks, tuple(f"u{i}" for i in range(arr.shape[2])), arr)
 
 
-def _score(se: SkillErrors, scopes: tuple[Scope, ...] | None = None, seed: int = 0, n_boot: int = 200):  # type: ignore[no-untyped-def]
+def _score(
+    se: SkillErrors, scopes: tuple[Scope, ...] | None = None, seed: int = 0, n_boot: int = 200
+) -> SkillResult:
     return score_skill(
         se, "ref", scopes or forecast_scopes(("Activity",)), rng=np.random.default_rng(seed), n_boot=n_boot
     )
@@ -158,7 +161,7 @@ def test_scopes_by_hand_on_two_approach_toy() -> None:
     # A: mean(Activity = -2 log 2, Sleep = 0) = -log 2; B: -2 log 2; Overall = -1.5 log 2
     expected = [1 - 2**-1.5, 0.75, math.nan, 0.0, math.nan, 0.75]
     np.testing.assert_allclose(res.skill[1], expected, rtol=0, atol=1e-15)
-    assert res.to_dict()["methods"]["m"]["Workout"] == {  # type: ignore[index]
+    assert res.to_dict()["methods"]["m"]["Workout"] == {
         "skill": None,
         "ci_low": None,
         "ci_high": None,
@@ -225,7 +228,7 @@ def test_method_without_errors_has_no_score() -> None:
     assert math.isnan(res.skill[1, 0])
     assert math.isnan(res.ci_low[1, 0])
     assert math.isnan(res.rank[1, 0])
-    assert res.to_dict()["methods"]["ref"]["Overall"]["skill"] == 0.0  # type: ignore[index]
+    assert res.to_dict()["methods"]["ref"]["Overall"]["skill"] == 0.0
 
 
 def test_from_rows_builds_the_dense_array() -> None:
@@ -288,3 +291,10 @@ def test_bad_inputs_raise_with_context() -> None:
         score_skill(se, "ref", forecast_scopes(), rng=np.random.default_rng(0), level=1.0)
     with pytest.raises(ValueError, match=">= 1 participant"):
         draw_matrix(0, np.random.default_rng(0))
+
+
+def test_no_tasks_gives_null_cells() -> None:
+    se = SkillErrors(("ref", "m"), (), ("u0", "u1"), np.zeros((2, 0, 2)))
+    res = score_skill(se, "ref", imputation_scopes(), rng=np.random.default_rng(0), n_boot=5)
+    empty = dict.fromkeys(("skill", "ci_low", "ci_high", "rank"))
+    assert res.to_dict()["methods"] == {m: dict.fromkeys(res.scopes, empty) for m in ("ref", "m")}
