@@ -192,5 +192,6 @@ def test_artificial_mask_lies_inside_the_observed_mask(x: np.ndarray, seed: int)
     m = ~np.isnan(x)
     for name, approach in MASKING_APPROACHES.items():
         a = approach.function(x, m, np.random.default_rng(seed))
-        assert a.shape == m.shape and a.dtype == bool, name
+        assert a.shape == m.shape, name
+        assert a.dtype == bool, name
         assert not (a & ~m).any(), name

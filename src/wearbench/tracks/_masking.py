@@ -208,8 +208,8 @@ def sleep_gap(x: FloatArray, m: BoolArray, rng: np.random.Generator | None = Non
         A: ``(19, 1440)`` bool, ``A <= m``; rows 7 and 8 all False.
     """
     _check_day(x, m)
-    s: BoolArray = np.asarray(np.nan_to_num(x[list(SLEEP)], nan=0.0) > 0).any(axis=0)
-    a = m & s[None, :]
+    s = (np.nan_to_num(x[list(SLEEP)], nan=0.0) > 0).any(axis=0)
+    a = m & s  # (1440,) broadcast over the channels
     a[list(SLEEP)] = False
     return a
 
