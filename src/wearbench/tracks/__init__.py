@@ -20,6 +20,13 @@ from wearbench.tracks._impute import (
     fill_personal,
     temporal_profile,
 )
+from wearbench.tracks._impute_score import (
+    ImputationError,
+    ImputationScore,
+    auroc,
+    fallback_values,
+    score_imputation,
+)
 from wearbench.tracks._masking import (
     MASKING_APPROACHES,
     MaskingApproach,
@@ -38,6 +45,8 @@ from wearbench.tracks._masking import (
 __all__ = [
     "BASELINE_IMPUTERS",
     "MASKING_APPROACHES",
+    "ImputationError",
+    "ImputationScore",
     "Imputer",
     "LOCFImputer",
     "LinearImputer",
@@ -50,9 +59,11 @@ __all__ = [
     "TemporalMeanImputer",
     "TemporalModeImputer",
     "apply_mask",
+    "auroc",
     "channel_means",
     "channel_modes",
     "draw_masks",
+    "fallback_values",
     "fill_constant",
     "fill_linear",
     "fill_locf",
@@ -60,6 +71,7 @@ __all__ = [
     "intensity_failure",
     "masking_approach",
     "random_noise",
+    "score_imputation",
     "signal_slice",
     "sleep_gap",
     "temporal_profile",
