@@ -4,6 +4,7 @@ from wearbench.tracks._hourly import MEAN_CHANNELS, SUM_CHANNELS, hourly
 from wearbench.tracks._preprocess import (
     MAX_NONWEAR_MINUTES,
     MIN_SLEEP_MINUTES,
+    VARIANCE_DDOF,
     VARIANCE_THRESHOLDS,
     low_variance_filter,
     retained_days,
@@ -25,6 +26,7 @@ __all__: list[str] = [
     "MIN_RETAINED_DAYS",
     "MIN_SLEEP_MINUTES",
     "SUM_CHANNELS",
+    "VARIANCE_DDOF",
     "VARIANCE_THRESHOLDS",
     "WEEK_DAYS",
     "WEEK_STRIDE",

@@ -28,6 +28,10 @@ MAX_NONWEAR_MINUTES = 720
 #: The seed's low-variance thresholds per channel (flights, channel 2, exempt): 1.0 for iPhone and
 #: Watch steps and distance and Watch active energy, 1e-4 for Watch heart rate.
 VARIANCE_THRESHOLDS: Mapping[int, float] = {0: 1.0, 1: 1.0, 3: 1.0, 4: 1.0, 6: 1.0, HR: 1e-4}
+#: Delta degrees of freedom of the within-day variance: 1 (sample variance, pandas' default). The seed
+#: does not name it, but says channels can have "undefined variance because of insufficient observed
+#: values", which only ddof=1 gives for a channel-day with observations (one observed minute).
+VARIANCE_DDOF = 1
 #: The seed's sleep rule: below this many asleep minutes (3 h), zero sleep minutes become NaN.
 MIN_SLEEP_MINUTES = 180
 
@@ -75,18 +79,19 @@ def wear_filter(nonwear: npt.ArrayLike, max_nonwear: int = MAX_NONWEAR_MINUTES) 
 
 
 def within_day_variance(
-    x: npt.ArrayLike, channels: Sequence[int], *, ddof: int = 0
+    x: npt.ArrayLike, channels: Sequence[int], *, ddof: int = VARIANCE_DDOF
 ) -> npt.NDArray[np.float64]:
     """Within-day variance of each channel over its observed (non-NaN) minutes.
 
     Computed in float64 without warnings; NaN where fewer than ``ddof + 1`` minutes are observed
-    (with the default ``ddof=0``, only an all-NaN channel-day has NaN variance).
+    (with the default ``ddof=1``: a channel-day with 0 or 1 observed minutes).
 
     Args:
         x: Minute days, shape ``(n_days, 19, 1440)``.
         channels: Channel indices to compute.
-        ddof: Delta degrees of freedom; 0 (population variance, ``numpy.nanvar``'s default) is our
-            choice — the seed does not say (``docs/openmhc-preprocessing.md``).
+        ddof: Delta degrees of freedom; 1 (sample variance) is our reading of the seed ("undefined
+            variance because of insufficient observed values"; see :data:`VARIANCE_DDOF`); 0 gives
+            ``numpy.nanvar``'s population variance.
 
     Returns:
         Variances, shape ``(n_days, len(channels))`` float64.
@@ -103,12 +108,12 @@ def within_day_variance(
 
 
 def low_variance_filter(
-    x: npt.ArrayLike, thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS, *, ddof: int = 0
+    x: npt.ArrayLike, thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS, *, ddof: int = VARIANCE_DDOF
 ) -> BoolArray:
     """Days kept by the low-variance filter (step 2).
 
     A day is dropped when any listed channel's within-day variance (:func:`within_day_variance`,
-    population variance by default) is below its threshold. An undefined (NaN) variance never drops
+    sample variance, ``ddof=1``, by default) is below its threshold. An undefined (NaN) variance never drops
     a day: the public code keeps a channel when ``isnan(var) or var >= threshold``. A variance
     exactly at the threshold keeps the day.
 
@@ -116,7 +121,7 @@ def low_variance_filter(
         x: Minute days, shape ``(n_days, 19, 1440)``.
         thresholds: Channel index → minimum variance (the seed: 1.0 for channels 0, 1, 3, 4, 6 and
             1e-4 for heart rate, 5; flights, 2, exempt).
-        ddof: Delta degrees of freedom of the variance (default 0).
+        ddof: Delta degrees of freedom of the variance (default 1).
 
     Returns:
         Kept-day mask, shape ``(n_days,)`` bool.
@@ -137,7 +142,7 @@ def retained_days(
     *,
     max_nonwear: int = MAX_NONWEAR_MINUTES,
     thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
-    ddof: int = 0,
+    ddof: int = VARIANCE_DDOF,
 ) -> BoolArray:
     """Retained days: kept by the wear filter and then by the low-variance filter (steps 1–2).
 
