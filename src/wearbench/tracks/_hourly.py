@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from wearbench.minutes import BINARY, HOURS_PER_DAY, HR, N_CHANNELS
+from wearbench.minutes import BINARY, HOURS_PER_DAY, HR, MINUTES_PER_DAY, N_CHANNELS
 from wearbench.tracks._preprocess import FloatArray, check_days
 
 #: Count-like continuous channels summed per hour (``nansum``): all continuous channels but HR.
@@ -46,7 +46,7 @@ def hourly(
     """
     arr = check_days(x)
     n = arr.shape[0]
-    v = arr.reshape(n, N_CHANNELS, HOURS_PER_DAY, -1)
+    v = arr.reshape(n, N_CHANNELS, HOURS_PER_DAY, MINUTES_PER_DAY // HOURS_PER_DAY)
     values = np.zeros((n, N_CHANNELS, HOURS_PER_DAY), dtype=np.float64)
     missing = np.ones((n, N_CHANNELS, HOURS_PER_DAY), dtype=bool)
     for chans, kind in ((sum_channels, "sum"), (mean_channels, "mean"), (binary_channels, "or")):

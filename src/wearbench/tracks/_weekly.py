@@ -41,8 +41,9 @@ def weekly_windows(
     """Candidate windows of ``length`` calendar days, kept when they hold ≥ ``min_retained`` retained days.
 
     Candidates start at the first date of ``day_index`` and advance ``stride`` calendar days while
-    the start is on or before the last date (a window may run past the last date; the days it lacks
-    count as not retained). Calendar gaps are kept as gaps.
+    the whole window lies on or before the last date (the seed is silent on the tail; we never build
+    a window past the user's data). Calendar gaps are kept as gaps: a missing calendar day counts as
+    not retained.
 
     Args:
         day_index: Calendar day of each row of the user's minute days, shape ``(n_days,)``, strictly
@@ -69,9 +70,9 @@ def weekly_windows(
     if days.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros((0, length), dtype=np.int64)
     span = int(days[-1] - days[0]) + 1
-    lookup = np.full(span + length, -1, dtype=np.int64)
+    lookup = np.full(span, -1, dtype=np.int64)
     lookup[days - days[0]] = np.where(keep, np.arange(days.size), -1)
-    offsets = np.arange(0, span, stride, dtype=np.int64)
+    offsets = np.arange(0, span - length + 1, stride, dtype=np.int64)
     rows = lookup[offsets[:, None] + np.arange(length)]
     kept = (rows >= 0).sum(axis=1) >= min_retained
     return offsets[kept] + days[0], rows[kept]
