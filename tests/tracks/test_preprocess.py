@@ -92,6 +92,16 @@ def test_heart_rate_threshold_is_1e_minus_4() -> None:
     assert low_variance_filter(x).tolist() == [False, False, True]
 
 
+def test_all_zero_channel_day_is_not_judged() -> None:
+    x = day()
+    x[0, 0, :] = 0.0  # phone left at home: variance 0, but zero-to-NaN handles it
+    x[0, 0, 5] = np.nan
+    assert low_variance_filter(x).tolist() == [True]
+    assert low_variance_filter(x, skip_all_zero=False).tolist() == [False]
+    x[0, 0, 6] = 0.5  # one nonzero minute: judged, variance ~1.7e-4 < 1
+    assert low_variance_filter(x).tolist() == [False]
+
+
 def test_flights_are_exempt() -> None:
     x = day()
     x[0, 2, :] = 3.0

@@ -108,7 +108,11 @@ def within_day_variance(
 
 
 def low_variance_filter(
-    x: npt.ArrayLike, thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS, *, ddof: int = VARIANCE_DDOF
+    x: npt.ArrayLike,
+    thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
+    *,
+    ddof: int = VARIANCE_DDOF,
+    skip_all_zero: bool = True,
 ) -> BoolArray:
     """Days kept by the low-variance filter (step 2).
 
@@ -122,6 +126,7 @@ def low_variance_filter(
         thresholds: Channel index → minimum variance (the seed: 1.0 for channels 0, 1, 3, 4, 6 and
             1e-4 for heart rate, 5; flights, 2, exempt).
         ddof: Delta degrees of freedom of the variance (default 1).
+        skip_all_zero: Never remove a day for a channel whose observed values are all zero.
 
     Returns:
         Kept-day mask, shape ``(n_days,)`` bool.
@@ -133,6 +138,9 @@ def low_variance_filter(
     var = within_day_variance(arr, chans, ddof=ddof)
     th = np.array([thresholds[c] for c in chans], dtype=np.float64)
     keep = np.isnan(var) | (var >= th)
+    if skip_all_zero:
+        block = arr[:, chans, :]
+        keep |= ~np.any((block != 0) & ~np.isnan(block), axis=-1)
     return np.asarray(keep.all(axis=1))
 
 
@@ -143,6 +151,7 @@ def retained_days(
     max_nonwear: int = MAX_NONWEAR_MINUTES,
     thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
     ddof: int = VARIANCE_DDOF,
+    skip_all_zero: bool = True,
 ) -> BoolArray:
     """Retained days: kept by the wear filter and then by the low-variance filter (steps 1–2).
 
@@ -154,6 +163,7 @@ def retained_days(
         max_nonwear: See :func:`wear_filter`.
         thresholds: See :func:`low_variance_filter`.
         ddof: See :func:`low_variance_filter`.
+        skip_all_zero: See :func:`low_variance_filter`.
 
     Returns:
         Retained-day mask, shape ``(n_days,)`` bool.
@@ -166,7 +176,7 @@ def retained_days(
     if keep.shape[0] != arr.shape[0]:
         raise ValueError(f"x has {arr.shape[0]} days but nonwear has {keep.shape[0]}")
     idx = np.flatnonzero(keep)
-    keep[idx] = low_variance_filter(arr[idx], thresholds, ddof=ddof)
+    keep[idx] = low_variance_filter(arr[idx], thresholds, ddof=ddof, skip_all_zero=skip_all_zero)
     return keep
 
 
