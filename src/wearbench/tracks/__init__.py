@@ -1,5 +1,6 @@
 """OpenMHC tracks over minute-level data: preprocessing, masking and imputation."""
 
+from wearbench.tracks._hourly import MEAN_CHANNELS, SUM_CHANNELS, hourly
 from wearbench.tracks._impute import (
     BASELINE_IMPUTERS,
     Imputer,
@@ -41,10 +42,37 @@ from wearbench.tracks._masking import (
     temporal_slice_blocks,
     workout_gap,
 )
+from wearbench.tracks._preprocess import (
+    MAX_NONWEAR_MINUTES,
+    MIN_SLEEP_MINUTES,
+    VARIANCE_DDOF,
+    VARIANCE_THRESHOLDS,
+    low_variance_filter,
+    retained_days,
+    wear_filter,
+    within_day_variance,
+    zero_to_nan,
+)
+from wearbench.tracks._weekly import (
+    MIN_RETAINED_DAYS,
+    WEEK_DAYS,
+    WEEK_STRIDE,
+    stack_weeks,
+    weekly_windows,
+)
 
 __all__ = [
     "BASELINE_IMPUTERS",
     "MASKING_APPROACHES",
+    "MAX_NONWEAR_MINUTES",
+    "MEAN_CHANNELS",
+    "MIN_RETAINED_DAYS",
+    "MIN_SLEEP_MINUTES",
+    "SUM_CHANNELS",
+    "VARIANCE_DDOF",
+    "VARIANCE_THRESHOLDS",
+    "WEEK_DAYS",
+    "WEEK_STRIDE",
     "ImputationError",
     "ImputationScore",
     "Imputer",
@@ -68,14 +96,22 @@ __all__ = [
     "fill_linear",
     "fill_locf",
     "fill_personal",
+    "hourly",
     "intensity_failure",
+    "low_variance_filter",
     "masking_approach",
     "random_noise",
+    "retained_days",
     "score_imputation",
     "signal_slice",
     "sleep_gap",
+    "stack_weeks",
     "temporal_profile",
     "temporal_slice",
     "temporal_slice_blocks",
+    "wear_filter",
+    "weekly_windows",
+    "within_day_variance",
     "workout_gap",
+    "zero_to_nan",
 ]
