@@ -22,7 +22,7 @@ EARLIEST_ONSET, LATEST_ONSET, NIGHT_END = -240, 180, 1080
 
 
 def night(
-    rng: np.random.Generator, asleep_min: int, efficiency: float, onset: float
+    rng: np.random.Generator, asleep_min: int, efficiency: float, onset: float, earliest: int = EARLIEST_ONSET
 ) -> tuple[int, BoolArray]:
     """One night: in-bed start and the asleep pattern of the in-bed period.
 
@@ -31,13 +31,14 @@ def night(
         asleep_min: Asleep minutes of the night (the daily ``sleep_minutes``), ≥ 0.
         efficiency: Sleep efficiency, % (asleep / in bed).
         onset: Wanted in-bed start, minutes after midnight of the night's day.
+        earliest: Earliest in-bed start (0 when the day before has no watch data).
 
     Returns:
         ``(start, asleep)``: in-bed start (minutes after midnight, in
-        ``[EARLIEST_ONSET, LATEST_ONSET]``) and a bool array over the in-bed minutes with
+        ``[earliest, LATEST_ONSET]``) and a bool array over the in-bed minutes with
         exactly ``asleep_min`` True; the period ends by :data:`NIGHT_END`.
     """
-    start = int(np.clip(round(onset), EARLIEST_ONSET, min(LATEST_ONSET, NIGHT_END - asleep_min)))
+    start = int(np.clip(round(onset), earliest, min(LATEST_ONSET, NIGHT_END - asleep_min)))
     in_bed = int(np.clip(round(asleep_min * 100.0 / max(efficiency, 50.0)), asleep_min, NIGHT_END - start))
     wake = in_bed - asleep_min
     latency = min(wake, int(rng.integers(5, 21)))

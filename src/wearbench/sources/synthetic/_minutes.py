@@ -7,7 +7,8 @@ expanded to minutes that agree with it. Rules (``d`` = a day of the record):
   ``sleep_minutes[d]`` asleep minutes (``sleep:asleep``), inside an in-bed period
   (``sleep:inbed``) of ``asleep / efficiency`` minutes (clipped), starting near the user's
   sleep onset (± the day's bedtime regularity) and lying in [18:00 of ``d − 1``, 18:00 of
-  ``d``). A night with no daily sleep record has no sleep minutes, and the watch is off then.
+  ``d``) — after midnight when ``d − 1`` has no watch data. A night with no daily sleep
+  record has no sleep minutes, and the watch is off then.
 * **Workouts**: ``exercise_count`` sessions (1 or 2) of ``exercise_minutes`` in all (two
   split 1 : 0.7), each one type of the ten drawn from the user's preferences, placed in
   worn awake minutes near the user's exercise hour, ≥ 30 min apart.
@@ -24,7 +25,7 @@ expanded to minutes that agree with it. Rules (``d`` = a day of the record):
   circadian cosine (± 3, peak 16:00), + 0.25 bpm per step/min (≤ 50), the day's
   ``exercise_avg_hr`` during workouts, through a 2-minute first-order response, noise SD 2.
   Sampled every minute during workouts, otherwise on 20 % of minutes; NaN when not worn and
-  during sensor gaps (10 % of worn days, 30–120 min) — so the median observed HR of the
+  during sensor gaps (10 % of worn days, 30–120 min, outside workouts) — so the median observed HR of the
   asleep minutes is within a few bpm of the daily resting HR.
 * **Non-wear**: whole days without a daily record, a daily charging block (30–90 min, near
   a per-user hour), nights without a sleep record. Watch channels are 0 (HR NaN) there.
@@ -55,6 +56,7 @@ from wearbench.minutes import (
 )
 from wearbench.sources.synthetic._config import BoolArray, FloatArray
 from wearbench.sources.synthetic._minute_day import (
+    EARLIEST_ONSET,
     WORKOUT_CADENCE,
     WORKOUT_MET,
     bouts,
@@ -189,7 +191,8 @@ def _sleep_and_wear(rng: np.random.Generator, t: _Timeline, daily: pd.DataFrame,
         base = (d + 1) * DAY
         if np.isfinite(s):
             eff = _value(row, "sleep_efficiency")
-            start, pattern = night(rng, int(s), eff if np.isfinite(eff) else 88.0, onset)
+            earliest = EARLIEST_ONSET if d == 0 or worn_day[d - 1] else 0
+            start, pattern = night(rng, int(s), eff if np.isfinite(eff) else 88.0, onset, earliest)
             t.inbed[base + start : base + start + pattern.size] = True
             t.asleep[base + start : base + start + pattern.size] = pattern
             t.worn[base + start : base + start + pattern.size] = True
@@ -308,6 +311,7 @@ def _hr(
             length = int(rng.integers(p.hr_gap_minutes[0], p.hr_gap_minutes[1] + 1))
             start = (d + 1) * DAY + int(rng.integers(0, DAY - length))
             seen[start : start + length] = False
+    seen |= t.workout >= 0  # workouts are recorded every minute, gaps or not
     return np.where(seen & t.worn, hr, np.nan)
 
 
