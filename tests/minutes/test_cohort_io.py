@@ -135,3 +135,9 @@ def test_manifest_checks(tmp_path: Path) -> None:
     (tmp_path / MINUTE_MANIFEST).write_text(json.dumps({"kind": "other"}))
     with pytest.raises(WearbenchError, match="not a minute-cohort manifest"):
         read_minute_manifest(tmp_path)
+
+
+def test_reading_a_path_like_user_id_is_refused(tmp_path: Path) -> None:
+    save_minute_cohort(_cohort(), tmp_path / "m")
+    with pytest.raises(WearbenchError, match=r"'\.\./m/users/u0001': not usable as a file name"):
+        read_minute_user(tmp_path / "m", "../m/users/u0001")

@@ -118,8 +118,7 @@ def check_minute_user(user: MinuteUser) -> None:
         WearbenchError: Naming the user and what is wrong.
     """
     who = f"minute user {user.user_id!r}"
-    if not user.user_id or any(c in user.user_id for c in "/\\\0") or user.user_id.startswith("."):
-        raise WearbenchError(f"{who}: not usable as a file name")
+    _check_id(user.user_id)
     n = user.dates.shape[0] if user.dates.ndim == 1 else -1
     if user.values.shape != (n, N_CHANNELS, MINUTES_PER_DAY) or user.values.dtype != np.float32:
         raise WearbenchError(
@@ -135,8 +134,18 @@ def check_minute_user(user: MinuteUser) -> None:
         raise WearbenchError(f"{who}: dates are not strictly increasing")
 
 
+def _check_id(user_id: str) -> None:
+    if not user_id or any(c in user_id for c in "/\\\0") or user_id.startswith("."):
+        raise WearbenchError(f"minute user {user_id!r}: not usable as a file name")
+
+
 def user_file(path: str | os.PathLike[str], user_id: str) -> Path:
-    """The Parquet file of ``user_id`` in a minute-cohort folder."""
+    """The Parquet file of ``user_id`` in a minute-cohort folder.
+
+    Raises:
+        WearbenchError: If ``user_id`` is not usable as a file name.
+    """
+    _check_id(user_id)
     return Path(path) / USERS_DIR / f"{user_id}.parquet"
 
 
