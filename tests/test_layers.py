@@ -65,6 +65,7 @@ LAYERS: tuple[str, ...] = (
     "_cli_util",
     "_cli_import",
     "_cli_cgm",
+    "_cli_track",
     "_cli_eval",
     "cli",
     "__main__",

@@ -49,3 +49,30 @@ def synth(
     if out is not None:
         save_cohort(cohort, out)
     return cohort
+
+
+def synth_minutes(
+    n_users: int,
+    n_days: int,
+    seed: int = 0,
+    *,
+    out: str | Path,
+    start: str = "2024-01-01",
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Write synthetic minute data (OpenMHC's 19 channels) for the daily synthetic users.
+
+    Args:
+        n_users: Users (the first ``n_users`` of the daily synthetic cohort with ``seed``).
+        n_days: Days per user.
+        seed: Seed; fixes every output byte.
+        out: Minute-cohort folder to write (``manifest.json`` + ``users/<id>.parquet``).
+        start: First calendar day (ISO date).
+        progress: Optional callback ``(users_done, users_total)``.
+
+    Returns:
+        The folder path; read it with :func:`wearbench.minutes.iter_minute_users`.
+    """
+    from wearbench.sources import synthesize_minutes
+
+    return synthesize_minutes(n_users, n_days, seed, out, start=start, progress=progress)

@@ -16,6 +16,7 @@ from wearbench._catalogue import RegistryChoice, render_catalogue
 from wearbench._cli_cgm import cgm_group
 from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
 from wearbench._cli_import import import_cmd
+from wearbench._cli_track import track_group
 from wearbench._cli_util import _progress_bar, note_line
 from wearbench._errors import WearbenchError
 from wearbench._registry import KINDS
@@ -301,7 +302,7 @@ def list_registered(kind: str, fmt: str) -> None:
     click.echo(render_catalogue(kind, fmt), nl=False)
 
 
-for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd, cgm_group):
+for command in (eval_cmd, score_cmd, report_cmd, export_cmd, import_cmd, cgm_group, track_group):
     cli.add_command(command)
 
 

@@ -1,4 +1,4 @@
-"""Minute-level wearable data (OpenMHC): the 19 channels, in the seed's order."""
+"""Minute-level wearable data (OpenMHC): the 19 channels in the seed's order, and minute cohorts."""
 
 from wearbench.minutes._channels import (
     ACTIVE_ENERGY,
@@ -21,6 +21,20 @@ from wearbench.minutes._channels import (
     ZERO_DAY_CHANNELS,
     Channel,
 )
+from wearbench.minutes._cohort import (
+    MINUTE_MANIFEST,
+    MinuteCohort,
+    MinuteUser,
+    check_minute_user,
+    iter_minute_users,
+    load_minute_cohort,
+    minute_user_ids,
+    read_minute_manifest,
+    read_minute_user,
+    save_minute_cohort,
+    user_file,
+    write_minute_cohort,
+)
 
 __all__ = [
     "ACTIVE_ENERGY",
@@ -37,9 +51,21 @@ __all__ = [
     "HR",
     "INBED",
     "MINUTES_PER_DAY",
+    "MINUTE_MANIFEST",
     "N_CHANNELS",
     "SLEEP",
     "WORKOUTS",
     "ZERO_DAY_CHANNELS",
     "Channel",
+    "MinuteCohort",
+    "MinuteUser",
+    "check_minute_user",
+    "iter_minute_users",
+    "load_minute_cohort",
+    "minute_user_ids",
+    "read_minute_manifest",
+    "read_minute_user",
+    "save_minute_cohort",
+    "user_file",
+    "write_minute_cohort",
 ]

@@ -15,13 +15,14 @@ from wearbench.sources._loader import (
     run_loader,
 )
 from wearbench.sources._report import ImportLog, ImportReport
-from wearbench.sources.synthetic import synthesize
+from wearbench.sources.synthetic import MinuteParams, synthesize, synthesize_minutes
 
 __all__ = [
     "REPORT_NAME",
     "ImportLog",
     "ImportReport",
     "LoadedSource",
+    "MinuteParams",
     "assemble_cohort",
     "bedtime_regularity",
     "import_source",
@@ -29,4 +30,5 @@ __all__ = [
     "onset_minutes",
     "run_loader",
     "synthesize",
+    "synthesize_minutes",
 ]

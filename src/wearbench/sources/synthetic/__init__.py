@@ -71,10 +71,36 @@ Ground truth (``cohort.truth``; plain JSON types, every list sorted):
   (``active_kcal``, ``hrv``, ``steps``), ``steps_scale`` (factor), ``hrv_offset_ms``.
 * ``non_wear_gaps``: ``user_id``, ``start``, ``end`` of multi-day non-wear gaps (3–20 d).
 * ``non_wear_days``: ``{user_id: number of days with every metric missing}``.
+
+Minute data: :func:`synthesize_minutes` expands the same users to the 19 OpenMHC minute
+channels (rules in :mod:`._minutes` and ``docs/openmhc-data.md``).
 """
 
 from wearbench.sources.synthetic._couplings import DEFINITIONAL, MENU, Edge
 from wearbench.sources.synthetic._episodes import Episode, TrainingBlock, UserPlan, effects
+from wearbench.sources.synthetic._minutes import (
+    MINUTE_GENERATOR,
+    MINUTE_GENERATOR_VERSION,
+    MinuteParams,
+    expand_user,
+    minute_users,
+    synthesize_minutes,
+)
 from wearbench.sources.synthetic._synthesize import synthesize
 
-__all__ = ["DEFINITIONAL", "MENU", "Edge", "Episode", "TrainingBlock", "UserPlan", "effects", "synthesize"]
+__all__ = [
+    "DEFINITIONAL",
+    "MENU",
+    "MINUTE_GENERATOR",
+    "MINUTE_GENERATOR_VERSION",
+    "Edge",
+    "Episode",
+    "MinuteParams",
+    "TrainingBlock",
+    "UserPlan",
+    "effects",
+    "expand_user",
+    "minute_users",
+    "synthesize",
+    "synthesize_minutes",
+]

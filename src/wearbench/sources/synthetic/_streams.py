@@ -35,6 +35,7 @@ class Component(IntEnum):
     DAILY = 3
     DEVICE = 4
     BLOOD = 5
+    MINUTES = 6
 
 
 def user_rngs(
