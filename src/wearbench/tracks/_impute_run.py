@@ -1,0 +1,305 @@
+"""The imputation track end to end over a minute-cohort folder (seed 004, Track 2).
+
+:func:`run_imputation`: a seeded user-level train/test split; each method fitted on the training
+users' retained days (:func:`~wearbench.tracks.prepare_user`); for every test user, approach and
+day an artificial mask drawn with a generator seeded by (seed, user, approach) — so the masks do
+not depend on which methods run, or in which order; each method imputes the masked days and is
+scored per participant and channel (:func:`~wearbench.tracks.score_imputation`). The RESULTS
+folder holds ``results.jsonl`` (one :class:`~wearbench.tracks.ImputationError` per line, sorted;
+byte-identical for a seed) and ``manifest.json`` (settings, split, substitution rates, seconds
+per method, content hashes).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wearbench._errors import UnknownNameError, WearbenchError
+from wearbench._jsonfile import read_json_object
+from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
+from wearbench.tracks._impute import BASELINE_IMPUTERS, Imputer
+from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
+from wearbench.tracks._masking import MASKING_APPROACHES, apply_mask, draw_masks
+from wearbench.tracks._pipeline import PreparedUser, prepare_user
+
+#: File names inside a RESULTS folder.
+RESULTS_FILE = "results.jsonl"
+RUN_MANIFEST = "manifest.json"
+#: ``kind`` of a RESULTS folder's manifest.
+RESULTS_KIND = "wearbench-imputation-results"
+
+
+def resolve_names(names: Sequence[str], known: Sequence[str], kind: str) -> tuple[str, ...]:
+    """Check names against a registry, keeping their order.
+
+    Args:
+        names: Requested names (e.g. ``["locf", "mean"]``).
+        known: Registered names.
+        kind: What the names are, for the error (``"imputation method"``).
+
+    Returns:
+        The names as a tuple.
+
+    Raises:
+        UnknownNameError: For a name not in ``known``, with up to three close matches.
+        WearbenchError: For an empty list or a repeated name.
+    """
+    if not names:
+        raise WearbenchError(f"no {kind} given; known: {', '.join(known)}")
+    for name in names:
+        if name not in known:
+            raise UnknownNameError(kind, name, difflib.get_close_matches(name, list(known), n=3))
+    if len(set(names)) != len(names):
+        raise WearbenchError(f"{kind} named twice in {', '.join(names)}")
+    return tuple(names)
+
+
+def split_users(user_ids: Sequence[str], seed: int, test_share: float = 0.2) -> tuple[list[str], list[str]]:
+    """A seeded user-level split: ``round(test_share * n)`` test users (at least 1, at most n - 1).
+
+    Args:
+        user_ids: Users of the cohort (≥ 2).
+        seed: Seed of the permutation (``numpy.random.default_rng(seed)``).
+        test_share: Share of users in the test split, in (0, 1).
+
+    Returns:
+        ``(train, test)`` user ids, each sorted.
+
+    Raises:
+        WearbenchError: With fewer than 2 users or a share outside (0, 1).
+    """
+    n = len(user_ids)
+    if n < 2:
+        raise WearbenchError(f"a train/test split needs at least 2 users; the cohort has {n}")
+    if not 0.0 < test_share < 1.0:
+        raise WearbenchError(f"test share must lie in (0, 1); got {test_share}")
+    perm = np.random.default_rng(seed).permutation(n)
+    n_test = min(max(1, round(test_share * n)), n - 1)
+    test = sorted(user_ids[i] for i in perm[:n_test])
+    train = sorted(user_ids[i] for i in perm[n_test:])
+    return train, test
+
+
+def mask_rng(seed: int, user_id: str, approach: str) -> np.random.Generator:
+    """The generator of one test user's masks under one approach (independent of the method list)."""
+    return np.random.default_rng([seed, zlib.crc32(user_id.encode()), zlib.crc32(approach.encode())])
+
+
+@dataclass
+class _Tally:
+    """Masked / substituted cells per (method, approach) and seconds per method."""
+
+    masked: dict[tuple[str, str], int] = field(default_factory=dict)
+    substituted: dict[tuple[str, str], int] = field(default_factory=dict)
+    fit_s: dict[str, float] = field(default_factory=dict)
+    impute_s: dict[str, float] = field(default_factory=dict)
+
+    def substitution(self, methods: Sequence[str], approaches: Sequence[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for m in methods:
+            out[m] = {}
+            for a in approaches:
+                n, k = self.masked.get((m, a), 0), self.substituted.get((m, a), 0)
+                out[m][a] = {"n_masked": n, "n_substituted": k, "rate": k / n if n else 0.0}
+        return out
+
+
+def _load_days(
+    path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None]
+) -> NDArray[np.float32]:
+    """Retained, zero-to-NaN'd days of several users, stacked: ``(n, 19, 1440)`` float32."""
+    parts = []
+    for uid in user_ids:
+        parts.append(prepare_user(read_minute_user(path, uid), max_days=max_days).days)
+        step()
+    if not parts or sum(p.shape[0] for p in parts) == 0:
+        raise WearbenchError(f"{path}: the training users have no retained day to fit on")
+    return np.concatenate(parts, axis=0)
+
+
+def _fit(methods: Sequence[str], train: NDArray[np.float32], tally: _Tally) -> dict[str, Imputer]:
+    imputers: dict[str, Imputer] = {}
+    for name in methods:
+        t0 = time.perf_counter()
+        imputers[name] = BASELINE_IMPUTERS[name]().fit(train)
+        tally.fit_s[name] = time.perf_counter() - t0
+        tally.impute_s[name] = 0.0
+    return imputers
+
+
+def _score_user(
+    user: PreparedUser,
+    imputers: dict[str, Imputer],
+    approaches: Sequence[str],
+    fallback: NDArray[np.float64],
+    seed: int,
+    tally: _Tally,
+) -> list[ImputationError]:
+    """Every method × approach on one test user's retained days."""
+    x = user.days
+    ids = np.full(x.shape[0], user.user_id)
+    out: list[ImputationError] = []
+    for approach in approaches:
+        a = draw_masks(x, approach, mask_rng(seed, user.user_id, approach))
+        xm = apply_mask(x, a)
+        for name, imp in imputers.items():
+            t0 = time.perf_counter()
+            x_hat = imp.impute(xm, ids)
+            tally.impute_s[name] += time.perf_counter() - t0
+            s = score_imputation(x, a, x_hat, ids, fallback, method=name, approach=approach)
+            out.extend(s.errors)
+            key = (name, approach)
+            tally.masked[key] = tally.masked.get(key, 0) + s.n_masked
+            tally.substituted[key] = tally.substituted.get(key, 0) + s.n_substituted
+    return out
+
+
+def _results_bytes(errors: list[ImputationError], methods: Sequence[str], approaches: Sequence[str]) -> bytes:
+    pos_m = {m: i for i, m in enumerate(methods)}
+    pos_a = {a: i for i, a in enumerate(approaches)}
+    ordered = sorted(errors, key=lambda e: (pos_m[e.method], pos_a[e.approach], e.participant, e.channel))
+    lines = [json.dumps(asdict(e), sort_keys=True, allow_nan=False) for e in ordered]
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def run_imputation(
+    cohort_dir: str | os.PathLike[str],
+    methods: Sequence[str],
+    out: str | os.PathLike[str],
+    seed: int = 0,
+    *,
+    test_share: float = 0.2,
+    approaches: Sequence[str] = tuple(MASKING_APPROACHES),
+    max_days_per_user: int | None = None,
+    limit_users: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run the imputation track on a minute cohort and write a RESULTS folder.
+
+    Args:
+        cohort_dir: Minute-cohort folder (:func:`wearbench.minutes.write_minute_cohort`).
+        methods: Imputation method names (keys of :data:`~wearbench.tracks.BASELINE_IMPUTERS`).
+        out: RESULTS folder to write (``results.jsonl`` + ``manifest.json``); created if needed.
+        seed: Fixes the split and every mask, hence every byte of ``results.jsonl``.
+        test_share: Share of users in the test split.
+        approaches: Masking approaches (default: all six, in the registry's order).
+        max_days_per_user: Use at most this many retained days of each user (the first ones).
+        limit_users: Only the first ``limit_users`` users of the folder.
+        progress: Optional ``(users_done, users_total)`` callback (training users, then test users).
+
+    Returns:
+        The manifest written to ``out/manifest.json``.
+
+    Raises:
+        UnknownNameError: For an unknown method or approach (with close matches).
+        WearbenchError: For an unreadable cohort, fewer than 2 users, or no training day.
+    """
+    methods = resolve_names(methods, list(BASELINE_IMPUTERS), "imputation method")
+    approaches = resolve_names(approaches, list(MASKING_APPROACHES), "masking approach")
+    path = Path(cohort_dir)
+    data_hash = read_minute_manifest(path).get("content_hash")
+    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
+    train_ids, test_ids = split_users(ids, seed, test_share)
+    done = [0]
+
+    def step() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(ids))
+
+    t_start = time.perf_counter()
+    train = _load_days(path, train_ids, max_days_per_user, step)
+    tally = _Tally()
+    imputers = _fit(methods, train, tally)
+    fallback = fallback_values(train)
+    errors: list[ImputationError] = []
+    test_days: dict[str, int] = {}
+    for uid in test_ids:
+        user = prepare_user(read_minute_user(path, uid), max_days=max_days_per_user)
+        test_days[uid] = int(user.days.shape[0])
+        if user.days.shape[0]:
+            errors.extend(_score_user(user, imputers, approaches, fallback, seed, tally))
+        step()
+    blob = _results_bytes(errors, methods, approaches)
+    manifest: dict[str, Any] = {
+        "kind": RESULTS_KIND,
+        "seed": seed,
+        "methods": list(methods),
+        "approaches": list(approaches),
+        "test_share": test_share,
+        "max_days_per_user": max_days_per_user,
+        "limit_users": limit_users,
+        "data": {"path": str(path), "content_hash": data_hash},
+        "split": {
+            "n_users": len(ids),
+            "n_train": len(train_ids),
+            "n_test": len(test_ids),
+            "train_days": int(train.shape[0]),
+            "test_days": sum(test_days.values()),
+            "train": train_ids,
+            "test": test_ids,
+            "test_without_days": [u for u, n in test_days.items() if n == 0],
+        },
+        "substitution": tally.substitution(methods, approaches),
+        "seconds": {m: {"fit": tally.fit_s[m], "impute": tally.impute_s[m]} for m in methods},
+        "seconds_total": time.perf_counter() - t_start,
+        "results": {"file": RESULTS_FILE, "rows": len(errors), "sha256": hashlib.sha256(blob).hexdigest()},
+    }
+    _write(Path(out), blob, manifest)
+    return manifest
+
+
+def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / RESULTS_FILE).write_bytes(blob)
+        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
+        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise WearbenchError(f"{out}: cannot write imputation results ({e})") from e
+
+
+def read_imputation_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[ImputationError]]:
+    """Read a RESULTS folder written by :func:`run_imputation`.
+
+    Args:
+        path: The RESULTS folder.
+
+    Returns:
+        ``(manifest, errors)``: the manifest and one :class:`ImputationError` per results line.
+
+    Raises:
+        WearbenchError: Naming the file (and line), if the folder is not a RESULTS folder, a line
+            is not a complete error record, or the file's SHA-256 differs from the manifest.
+    """
+    folder = Path(path)
+    manifest = read_json_object(folder / RUN_MANIFEST, missing="no imputation results (run `track impute`)")
+    if manifest.get("kind") != RESULTS_KIND:
+        kind = manifest.get("kind")
+        raise WearbenchError(f"{folder / RUN_MANIFEST}: not imputation results (kind {kind!r})")
+    file = folder / RESULTS_FILE
+    try:
+        blob = file.read_bytes()
+    except OSError as e:
+        raise WearbenchError(f"{file}: cannot read imputation results ({e})") from e
+    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
+        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
+    errors = []
+    for n, line in enumerate(blob.decode().splitlines(), start=1):
+        try:
+            errors.append(ImputationError(**json.loads(line)))
+        except (TypeError, ValueError) as e:
+            raise WearbenchError(f"{file}:{n}: not an imputation error record ({e})") from e
+    return manifest, errors

@@ -1,0 +1,130 @@
+"""Preprocess one minute user the seed's way: retained days, then zero-to-NaN (steps 1–3).
+
+:func:`prepare_user` turns a :class:`~wearbench.minutes.MinuteUser` into the days every track
+works on: the retained days (wear filter, then low-variance filter) with the zero-to-NaN rules
+applied, their dates, and a :class:`DayCounts` summary of how many days each rule dropped.
+:func:`preprocess_cohort` reads a minute-cohort folder one user at a time and returns the
+summaries only (the ``wearbench track preprocess`` report).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from wearbench.minutes import MinuteUser, iter_minute_users, minute_user_ids
+from wearbench.tracks._preprocess import (
+    MAX_NONWEAR_MINUTES,
+    VARIANCE_THRESHOLDS,
+    low_variance_filter,
+    wear_filter,
+    zero_to_nan,
+)
+
+
+@dataclass(frozen=True)
+class DayCounts:
+    """How many of one user's days each preprocessing rule kept or dropped.
+
+    Attributes:
+        user_id: The user.
+        n_days: Days in the input.
+        wear_dropped: Days dropped by the wear filter (more than 720 non-wear minutes).
+        variance_dropped: Wear-kept days dropped by the low-variance filter.
+        retained: Days left (``n_days - wear_dropped - variance_dropped``).
+    """
+
+    user_id: str
+    n_days: int
+    wear_dropped: int
+    variance_dropped: int
+    retained: int
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready mapping of the fields."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedUser:
+    """One user's retained, zero-to-NaN'd minute days.
+
+    Attributes:
+        user_id: The user.
+        dates: ``datetime64[D]`` dates of the retained days, shape ``(n,)``.
+        days: ``(n, 19, 1440)`` float32 minute days after zero-to-NaN (NaN = unobserved).
+        counts: Days kept and dropped per rule.
+    """
+
+    user_id: str
+    dates: npt.NDArray[np.datetime64]
+    days: npt.NDArray[np.float32]
+    counts: DayCounts
+
+
+def prepare_user(
+    user: MinuteUser,
+    *,
+    max_nonwear: int = MAX_NONWEAR_MINUTES,
+    thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
+    max_days: int | None = None,
+) -> PreparedUser:
+    """Retained days of one user (wear, then low variance) with the zero-to-NaN rules applied.
+
+    Args:
+        user: The user's dense minute days ``(n_days, 19, 1440)`` and non-wear ``(n_days, 1440)``.
+        max_nonwear: Most non-wear minutes of a kept day (the seed: 720).
+        thresholds: Low-variance thresholds per channel (the seed's by default).
+        max_days: Keep at most this many retained days (the first ones, in date order); None = all.
+
+    Returns:
+        The retained days, their dates and the per-rule counts (counted before ``max_days``).
+    """
+    worn = wear_filter(user.non_wear, max_nonwear)
+    idx = np.flatnonzero(worn)
+    low_var_ok = low_variance_filter(user.values[idx], thresholds)
+    kept = idx[low_var_ok]
+    n = int(user.values.shape[0])
+    counts = DayCounts(
+        user_id=user.user_id,
+        n_days=n,
+        wear_dropped=n - int(idx.size),
+        variance_dropped=int(idx.size - kept.size),
+        retained=int(kept.size),
+    )
+    if max_days is not None:
+        kept = kept[:max_days]
+    return PreparedUser(user.user_id, user.dates[kept], zero_to_nan(user.values[kept]), counts)
+
+
+def preprocess_cohort(
+    path: str | os.PathLike[str],
+    *,
+    limit_users: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[DayCounts]:
+    """Per-user day counts of the preprocessing over a minute-cohort folder, one user at a time.
+
+    Args:
+        path: Minute-cohort folder (``wearbench track synth-minutes`` or a loader's output).
+        limit_users: Only the first ``limit_users`` users (in the folder's order); None = all.
+        progress: Optional ``(users_done, users_total)`` callback.
+
+    Returns:
+        One :class:`DayCounts` per user, in the folder's order.
+    """
+    total = len(minute_user_ids(path))
+    if limit_users is not None:
+        total = min(total, limit_users)
+    out: list[DayCounts] = []
+    for user in iter_minute_users(path):
+        if len(out) >= total:
+            break
+        out.append(prepare_user(user).counts)
+        if progress is not None:
+            progress(len(out), total)
+    return out
