@@ -76,11 +76,20 @@ from wearbench.scoring._skill_boot import (
     score_skill,
     weighted_task_means,
 )
+from wearbench.scoring._skill_tracks import (
+    CHANNEL_CATEGORY,
+    check_approach_names,
+    imputation_rows,
+    imputation_skill,
+    score_imputation_results,
+    skill_table,
+)
 from wearbench.scoring._solve import SolveResult, solve_benchmark
 
 __all__ = [
     "ANSWER_TYPES",
     "CGM_BREAKDOWNS",
+    "CHANNEL_CATEGORY",
     "GROUP_SCHEMA",
     "JUDGE_SCHEMA",
     "LABEL_FAMILIES",
@@ -112,6 +121,7 @@ __all__ = [
     "affiliation_from_events",
     "align_rows",
     "binary_error",
+    "check_approach_names",
     "check_bench",
     "check_score_json",
     "clean_intervals",
@@ -126,7 +136,9 @@ __all__ = [
     "forecast_scopes",
     "healthloopqa_breakdown",
     "hierarchy_mean",
+    "imputation_rows",
     "imputation_scopes",
+    "imputation_skill",
     "is_cgm_run",
     "judge_block",
     "judge_blocks",
@@ -141,12 +153,14 @@ __all__ = [
     "scope_groups",
     "score_cgm",
     "score_cgm_run",
+    "score_imputation_results",
     "score_item",
     "score_run",
     "score_runs",
     "score_skill",
     "score_store",
     "set_f1",
+    "skill_table",
     "smape",
     "solve_benchmark",
     "stored_judgements",
