@@ -1,7 +1,13 @@
-"""Command line for OpenMHC's minute-level tracks: ``wearbench track synth-minutes``."""
+"""Command line for OpenMHC's minute-level tracks: ``wearbench track ...``.
+
+Commands: synth-minutes, preprocess, impute, score. They only parse arguments; the work is one
+public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
+``tracks.run_imputation``, ``scoring.score_imputation_results``).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -39,3 +45,85 @@ def synth_minutes_cmd(n_users: int, n_days: int, seed: int, out: Path, start: st
         f"wrote {out} ({n_users} users x {n_days} days x 19 channels x 1440 minutes), "
         f"content_hash {manifest['content_hash']}"
     )
+
+
+@track_group.command("preprocess")
+@click.option("--data", "data", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder.")
+@click.option("--limit-users", type=click.IntRange(min=1), default=None, help="Only the first N users.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="A table, or JSON with per-user counts and totals.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def preprocess_cmd(data: Path, limit_users: int | None, fmt: str, quiet: bool) -> None:
+    """Count each user's days kept and dropped by the wear and low-variance filters."""
+    from wearbench.tracks import preprocess_cohort
+
+    with _progress_bar("preprocessing users", not quiet and fmt == "text") as progress:
+        counts = preprocess_cohort(data, limit_users=limit_users, progress=progress)
+    keys = ("n_days", "wear_dropped", "variance_dropped", "retained")
+    totals = {k: sum(int(getattr(c, k)) for c in counts) for k in keys}
+    if fmt == "json":
+        doc = {"data": str(data), "users": [c.to_dict() for c in counts], "total": totals}
+        click.echo(json.dumps(doc, indent=2))
+        return
+    click.echo(f"{'user':<12} {'days':>6} {'wear_dropped':>13} {'variance_dropped':>17} {'retained':>9}")
+    rows = [(c.user_id, *(int(getattr(c, k)) for k in keys)) for c in counts]
+    for uid, n, w, v, r in [*rows, ("total", *totals.values())]:
+        click.echo(f"{uid:<12} {n:>6} {w:>13} {v:>17} {r:>9}")
+
+
+@track_group.command("impute")
+@click.option("--data", "data", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder.")
+@click.option("--methods", required=True, help="Comma-separated imputation methods (locf,mean,linear,…).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="RESULTS folder to write.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Split and masks.")
+@click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
+@click.option("--max-days", type=click.IntRange(min=1), default=None, help="At most N retained days a user.")
+@click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
+              show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--approaches", default=None, help="Comma-separated masking approaches (default: all six).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def impute_cmd(
+    data: Path,
+    methods: str,
+    out: Path,
+    seed: int,
+    limit_users: int | None,
+    max_days: int | None,
+    test_share: float,
+    approaches: str | None,
+    quiet: bool,
+) -> None:
+    """Run the imputation track on a minute cohort: split, masks, methods, per-participant errors."""
+    from wearbench.tracks import MASKING_APPROACHES, run_imputation
+
+    chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
+    with _progress_bar("imputing users", not quiet) as progress:
+        manifest = run_imputation(
+            data, _names(methods), out, seed, test_share=test_share, approaches=chosen,
+            max_days_per_user=max_days, limit_users=limit_users, progress=progress,
+        )  # fmt: skip
+    split = manifest["split"]
+    click.echo(
+        f"wrote {out}: {manifest['results']['rows']} error rows, {split['n_train']} train / "
+        f"{split['n_test']} test users ({split['train_days']} / {split['test_days']} retained days), "
+        f"{manifest['seconds_total']:.1f} s"
+    )
+
+
+@track_group.command("score")
+@click.argument("results", type=click.Path(path_type=Path))
+@click.option("--baseline", default="locf", show_default=True, help="Reference method (skill 0).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Skill table per scope, or JSON: method, scope: skill, ci_low, ci_high, rank.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap draws.")
+@click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True, help="Replicates B.")
+def score_track_cmd(results: Path, baseline: str, fmt: str, seed: int, n_boot: int) -> None:
+    """Skill score with participant-bootstrap 95% CIs and average rank, per method and scope."""
+    from wearbench.scoring import score_imputation_results, skill_table
+
+    scored = score_imputation_results(results, baseline, seed=seed, n_boot=n_boot)
+    click.echo(json.dumps(scored, indent=2) if fmt == "json" else skill_table(scored), nl=fmt == "json")
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
