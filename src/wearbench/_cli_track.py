@@ -114,7 +114,7 @@ def impute_cmd(
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("--baseline", default="locf", show_default=True, help="Reference method (skill 0).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Skill table per scope, or JSON: method, scope: skill, ci_low, ci_high, rank.")  # fmt: skip
+              help="Skill table per scope, or JSON (skill, ci_low, ci_high, rank).")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap draws.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True, help="Replicates B.")
 def score_track_cmd(results: Path, baseline: str, fmt: str, seed: int, n_boot: int) -> None:
