@@ -127,3 +127,22 @@ def score_track_cmd(results: Path, baseline: str, fmt: str, seed: int, n_boot: i
 
 def _names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
+
+
+@track_group.command("import-minutes")
+@click.argument("source", type=click.Choice(["apple-health", "fitabase"]))
+@click.argument("path", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder to write.")
+def import_minutes_cmd(source: str, path: tuple[Path, ...], out: Path) -> None:
+    """Import real minute data (Apple Health exports, or one Fitabase folder) into OUT."""
+    from wearbench.sources.apple_health import apple_health_minutes
+    from wearbench.sources.fitbit import fitabase_minutes
+
+    if source == "fitabase":
+        if len(path) != 1:
+            raise click.UsageError("fitabase takes one folder")
+        cohort = fitabase_minutes(path[0], out)
+    else:
+        cohort = apple_health_minutes(path, out)
+    days = sum(u.values.shape[0] for u in cohort.users)
+    click.echo(f"wrote {out} ({len(cohort.users)} users, {days} days x 19 channels x 1440 minutes)")

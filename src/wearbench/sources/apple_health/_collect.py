@@ -106,6 +106,8 @@ class Collector:
         self.hr_time: array[float] = array("d")
         self.hr_value: array[float] = array("d")
         self.hr_offset: array[int] = array("i")
+        self.hr_end: array[float] = array("d")
+        self.hr_source: array[int] = array("i")
         self.sleep: list[tuple[int, int, int, int, int, int]] = []
         self.workouts: list[Workout] = []
         self.me: dict[str, str] = {}
@@ -235,6 +237,8 @@ class Collector:
                 self.hr_time.append(start)
                 self.hr_value.append(value)
                 self.hr_offset.append(offset)
+                self.hr_end.append(end)
+                self.hr_source.append(self.source_id(attrs))
         elif kind[2] == _POINT_KIND:
             acc = self.point[(POINT[rtype], (start + offset) // 86400)]
             acc[0] += value
