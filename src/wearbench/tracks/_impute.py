@@ -4,13 +4,14 @@ Kernels are pure numpy over minute days ``x`` of shape ``(..., 19, 1440)`` float
 unobserved or artificially masked). Training statistics come from :func:`channel_means`,
 :func:`channel_modes` and :func:`temporal_profile` over training days. Each baseline also has a
 thin scikit-learn style class: the constructor stores parameters only, ``fit(train)`` computes the
-population statistics (attributes ending in ``_``) and returns ``self``, ``impute(x, users)``
+one population statistic the method uses (``stat_``) and returns ``self``, ``impute(x, users)``
 returns a filled copy. A cell a method cannot fill stays NaN; the scorer substitutes it and counts
 it (``_impute_score``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -227,6 +228,15 @@ def fill_personal(
     return out.reshape(np.shape(x))
 
 
+#: The training statistics a baseline can need, by name: ``f(train, decimals)``.
+_STATISTICS: dict[str, Callable[[FloatArray, int], F64]] = {
+    "channel_mean": lambda train, decimals: channel_means(train),
+    "channel_mode": lambda train, decimals: channel_modes(train, decimals=decimals),
+    "temporal_mean": lambda train, decimals: temporal_profile(train, stat="mean"),
+    "temporal_mode": lambda train, decimals: temporal_profile(train, stat="mode", decimals=decimals),
+}
+
+
 class Imputer(Protocol):
     """What every imputation method offers (scikit-learn style)."""
 
@@ -242,19 +252,17 @@ class Imputer(Protocol):
 
 
 class _Fitted:
-    """Shared ``fit``: the training channel means, modes and temporal profiles a method needs."""
+    """Shared ``fit``: the training statistic a method needs (``stat``: a key of ``_STATISTICS``)."""
 
     name = ""
+    stat = "channel_mean"
 
     def __init__(self, decimals: int = 0) -> None:
         self.decimals = decimals
 
     def fit(self, train: FloatArray) -> _Fitted:
-        """Compute the training statistics; returns self."""
-        self.channel_mean_ = channel_means(train)
-        self.channel_mode_ = channel_modes(train, decimals=self.decimals)
-        self.temporal_mean_ = temporal_profile(train, stat="mean")
-        self.temporal_mode_ = temporal_profile(train, stat="mode", decimals=self.decimals)
+        """Compute the one training statistic the method uses (``stat_``); returns self."""
+        self.stat_ = _STATISTICS[self.stat](train, self.decimals)
         return self
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
@@ -262,7 +270,7 @@ class _Fitted:
         raise NotImplementedError
 
     def _need_fit(self) -> None:
-        if not hasattr(self, "channel_mean_"):
+        if not hasattr(self, "stat_"):
             raise ValueError(f"imputer {self.name!r} is not fitted; call fit(train) first")
 
 
@@ -270,99 +278,108 @@ class MeanImputer(_Fitted):
     """Mean: each masked cell takes the training channel mean."""
 
     name = "mean"
+    stat = "channel_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_constant(x, self.channel_mean_)
+        return fill_constant(x, self.stat_)
 
 
 class ModeImputer(_Fitted):
     """Mode: each masked cell takes the training channel mode (rounded values)."""
 
     name = "mode"
+    stat = "channel_mode"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_constant(x, self.channel_mode_)
+        return fill_constant(x, self.stat_)
 
 
 class LinearImputer(_Fitted):
     """Linear interpolation in time per day and channel; empty channels: training channel mean."""
 
     name = "linear"
+    stat = "channel_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_linear(x, self.channel_mean_)
+        return fill_linear(x, self.stat_)
 
 
 class LOCFImputer(_Fitted):
     """LOCF (the reference): forward fill, leading gap: next observation, empty channel: train mean."""
 
     name = "locf"
+    stat = "channel_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_locf(x, self.channel_mean_)
+        return fill_locf(x, self.stat_)
 
 
 class TemporalMeanImputer(_Fitted):
     """Temporal mean: the training mean at the same minute of day (fallback: channel mean)."""
 
     name = "temporal_mean"
+    stat = "temporal_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_constant(x, self.temporal_mean_)
+        return fill_constant(x, self.stat_)
 
 
 class TemporalModeImputer(_Fitted):
     """Temporal mode: the training mode at the same minute of day (fallback: channel mode)."""
 
     name = "temporal_mode"
+    stat = "temporal_mode"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``."""
         self._need_fit()
-        return fill_constant(x, self.temporal_mode_)
+        return fill_constant(x, self.stat_)
 
 
 class PersonalMeanImputer(_Fitted):
     """Personalised mean (7-day): the user's channel mean over their days, fallback population mean."""
 
     name = "personal_mean"
+    stat = "channel_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
         self._need_fit()
-        return fill_personal(x, users, self.channel_mean_, stat="mean")
+        return fill_personal(x, users, self.stat_, stat="mean")
 
 
 class PersonalModeImputer(_Fitted):
     """Personalised mode (7-day): the user's channel mode, fallback population mode."""
 
     name = "personal_mode"
+    stat = "channel_mode"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
         self._need_fit()
-        return fill_personal(x, users, self.channel_mode_, stat="mode", decimals=self.decimals)
+        return fill_personal(x, users, self.stat_, stat="mode", decimals=self.decimals)
 
 
 class PersonalTemporalMeanImputer(_Fitted):
     """Personalised temporal mean: user minute -> user channel -> population temporal mean."""
 
     name = "personal_temporal_mean"
+    stat = "temporal_mean"
 
     def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
         """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
         self._need_fit()
-        return fill_personal(x, users, self.temporal_mean_, stat="temporal_mean")
+        return fill_personal(x, users, self.stat_, stat="temporal_mean")
 
 
 #: The statistical baselines by name; single-day first, then the 7-day personalised ones.
