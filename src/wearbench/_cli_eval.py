@@ -197,7 +197,9 @@ def report_cmd(rundirs: tuple[Path, ...], out: Path) -> None:
     """One self-contained HTML report of every run in RUNDIRS, WearableQA and HealthLoopQA.
 
     WearableQA: leaderboard, per-label bars, position bias, examples. HealthLoopQA: runs,
-    the Table 2 shape (family x level), a figure, and one row per template.
+    the Table 2 shape (family x level), a figure, and one row per template. A RUNDIR that is a
+    `track impute` RESULTS folder adds OpenMHC imputation: skill and rank per scope (against
+    LOCF), per-channel MAE, and a skill figure.
     """
     from wearbench.report import report_runs
 

@@ -24,6 +24,8 @@ from wearbench.questions import Item, UserContext
 from wearbench.report import _eval_html as H
 from wearbench.report._cgm import cgm_parts
 from wearbench.report._cgm_html import CSS as CGM_CSS
+from wearbench.report._track import is_track_results, track_parts
+from wearbench.report._track_html import CSS as TRACK_CSS
 from wearbench.runner import Judgement, ResultRow, RunInfo, RunStore
 from wearbench.scoring import (
     LABEL_FAMILIES,
@@ -278,7 +280,13 @@ def _sections(
 
 
 def report_runs(
-    rundirs: Sequence[Path], out: Path, *, n_examples: int = 6, seed: int = 0, n_boot: int = 2000
+    rundirs: Sequence[Path],
+    out: Path,
+    *,
+    n_examples: int = 6,
+    seed: int = 0,
+    n_boot: int = 2000,
+    track_n_boot: int = 1000,
 ) -> Path:
     """Write the evaluation report of every run in the given run folders, of either kind.
 
@@ -287,21 +295,27 @@ def report_runs(
     HealthLoopQA runs (a run folder may hold runs of both kinds). The page shows the
     WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``, with an LLM-judge
     table when the store holds ``wearbench cgm judge`` grades); the two kinds never share a table.
+    A folder that is an imputation RESULTS folder (``wearbench track impute``, told by its
+    ``manifest.json``) adds the OpenMHC imputation sections last (``report/_track.py``, skill
+    against LOCF, ``track_n_boot`` replicates as ``wearbench track score``).
 
     Raises:
-        WearbenchError: Without runs, with runs of one kind on different benchmarks, or when a
-            benchmark folder is gone or changed.
+        WearbenchError: Without runs or results, with runs of one kind on different benchmarks,
+            or when a benchmark folder is gone or changed.
     """
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
     judgements: dict[str, list[Judgement]] = {}
+    tracks = [Path(d) for d in rundirs if is_track_results(d)]
     for rundir in rundirs:
+        if Path(rundir) in tracks:
+            continue
         if not (Path(rundir) / "runs.sqlite").is_file():
-            raise WearbenchError(f"{rundir}: no run store (runs.sqlite)")
+            raise WearbenchError(f"{rundir}: no run store (runs.sqlite) and no imputation results")
         with RunStore(rundir) as store:
             for info in store.runs():
                 runs.append((info, store.rows(info.run_id)))
                 judgements[info.run_id] = store.judgements(info.run_id)
-    if not runs:
+    if not runs and not tracks:
         raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
     cgm = [(info, rows) for info, rows in runs if is_cgm_run(info)]
     wqa = [(info, rows) for info, rows in runs if not is_cgm_run(info)]
@@ -323,5 +337,13 @@ def report_runs(
             m, s = cgm_parts(cgm, judgements=judgements, seed=seed, n_boot=n_boot)
         meta += m if wqa else [*m, f"wearbench {__version__}"]
         sections += s
-    page = H.document("wearbench evaluation report", meta, sections, css=CGM_CSS if cgm else "")
+    if tracks:
+        from wearbench.report._eval_plots import plot_style
+
+        with plot_style():
+            m, s = track_parts(tracks, seed=seed, n_boot=track_n_boot)
+        meta += m if runs else [*m, f"wearbench {__version__}"]
+        sections += s
+    css = (CGM_CSS if cgm else "") + (TRACK_CSS if tracks else "")
+    page = H.document("wearbench evaluation report", meta, sections, css=css)
     return write_text_atomic(out, page)
