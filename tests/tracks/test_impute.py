@@ -7,9 +7,7 @@ import pytest
 
 from wearbench.tracks._impute import (
     BASELINE_IMPUTERS,
-    LOCFImputer,
-    MeanImputer,
-    PersonalTemporalMeanImputer,
+    BaselineImputer,
     channel_means,
     channel_modes,
     fill_linear,
@@ -121,15 +119,17 @@ def test_classes_fit_then_impute_and_leave_observed_cells() -> None:
     train[1] = 3.0
     x = _days(1, fill=5.0)
     x[0, :, 100:110] = nan
-    for name, cls in BASELINE_IMPUTERS.items():
-        imp = cls()
-        assert not hasattr(imp, "channel_mean_"), name  # constructor stores parameters only
+    for name in BASELINE_IMPUTERS:
+        imp = BaselineImputer(name)
+        assert not hasattr(imp, "stat_"), name  # constructor stores parameters only
         out = imp.fit(train).impute(x, users=np.array([0]))
         assert np.isfinite(out).all(), name
         assert (out[0, :, :100] == 5.0).all(), name
-    assert (MeanImputer().fit(train).impute(x)[0, :, 100:110] == 2.0).all()
-    assert (LOCFImputer().fit(train).impute(x)[0, :, 100:110] == 5.0).all()
+    assert (BaselineImputer("mean").fit(train).impute(x)[0, :, 100:110] == 2.0).all()
+    assert (BaselineImputer("locf").fit(train).impute(x)[0, :, 100:110] == 5.0).all()
     # the user's own minutes are all 5: the user channel mean comes before the population
-    assert (PersonalTemporalMeanImputer().fit(train).impute(x)[0, :, 100:110] == 5.0).all()
+    assert (BaselineImputer("personal_temporal_mean").fit(train).impute(x)[0, :, 100:110] == 5.0).all()
     with pytest.raises(ValueError, match="not fitted"):
-        MeanImputer().impute(x)
+        BaselineImputer("mean").impute(x)
+    with pytest.raises(ValueError, match="unknown imputation baseline 'median'"):
+        BaselineImputer("median")

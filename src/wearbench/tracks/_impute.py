@@ -2,8 +2,9 @@
 
 Kernels are pure numpy over minute days ``x`` of shape ``(..., 19, 1440)`` float (NaN = to fill:
 unobserved or artificially masked). Training statistics come from :func:`channel_means`,
-:func:`channel_modes` and :func:`temporal_profile` over training days. Each baseline also has a
-thin scikit-learn style class: the constructor stores parameters only, ``fit(train)`` computes the
+:func:`channel_modes` and :func:`temporal_profile` over training days. :data:`BASELINE_IMPUTERS`
+names each baseline's statistic and fill kernel; :class:`BaselineImputer` is the thin scikit-learn
+style wrapper: the constructor stores parameters only, ``fit(train)`` computes the
 one population statistic the method uses (``stat_``) and returns ``self``, ``impute(x, users)``
 returns a filled copy. A cell a method cannot fill stays NaN; the scorer substitutes it and counts
 it (``_impute_score``).
@@ -12,6 +13,7 @@ it (``_impute_score``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -251,149 +253,71 @@ class Imputer(Protocol):
         ...
 
 
-class _Fitted:
-    """Shared ``fit``: the training statistic a method needs (``stat``: a key of ``_STATISTICS``)."""
+@dataclass(frozen=True)
+class _Method:
+    """A baseline: the training statistic it uses and how it fills a masked array with it."""
 
-    name = ""
-    stat = "channel_mean"
-
-    def __init__(self, decimals: int = 0) -> None:
-        self.decimals = decimals
-
-    def fit(self, train: FloatArray) -> _Fitted:
-        """Compute the one training statistic the method uses (``stat_``); returns self."""
-        self.stat_ = _STATISTICS[self.stat](train, self.decimals)
-        return self
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """A filled copy of masked days ``x`` ``(n_days, 19, 1440)`` (each method overrides)."""
-        raise NotImplementedError
-
-    def _need_fit(self) -> None:
-        if not hasattr(self, "stat_"):
-            raise ValueError(f"imputer {self.name!r} is not fitted; call fit(train) first")
-
-
-class MeanImputer(_Fitted):
-    """Mean: each masked cell takes the training channel mean."""
-
-    name = "mean"
-    stat = "channel_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_constant(x, self.stat_)
-
-
-class ModeImputer(_Fitted):
-    """Mode: each masked cell takes the training channel mode (rounded values)."""
-
-    name = "mode"
-    stat = "channel_mode"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_constant(x, self.stat_)
-
-
-class LinearImputer(_Fitted):
-    """Linear interpolation in time per day and channel; empty channels: training channel mean."""
-
-    name = "linear"
-    stat = "channel_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_linear(x, self.stat_)
-
-
-class LOCFImputer(_Fitted):
-    """LOCF (the reference): forward fill, leading gap: next observation, empty channel: train mean."""
-
-    name = "locf"
-    stat = "channel_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_locf(x, self.stat_)
-
-
-class TemporalMeanImputer(_Fitted):
-    """Temporal mean: the training mean at the same minute of day (fallback: channel mean)."""
-
-    name = "temporal_mean"
-    stat = "temporal_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_constant(x, self.stat_)
-
-
-class TemporalModeImputer(_Fitted):
-    """Temporal mode: the training mode at the same minute of day (fallback: channel mode)."""
-
-    name = "temporal_mode"
-    stat = "temporal_mode"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``."""
-        self._need_fit()
-        return fill_constant(x, self.stat_)
-
-
-class PersonalMeanImputer(_Fitted):
-    """Personalised mean (7-day): the user's channel mean over their days, fallback population mean."""
-
-    name = "personal_mean"
-    stat = "channel_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
-        self._need_fit()
-        return fill_personal(x, users, self.stat_, stat="mean")
-
-
-class PersonalModeImputer(_Fitted):
-    """Personalised mode (7-day): the user's channel mode, fallback population mode."""
-
-    name = "personal_mode"
-    stat = "channel_mode"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
-        self._need_fit()
-        return fill_personal(x, users, self.stat_, stat="mode", decimals=self.decimals)
-
-
-class PersonalTemporalMeanImputer(_Fitted):
-    """Personalised temporal mean: user minute -> user channel -> population temporal mean."""
-
-    name = "personal_temporal_mean"
-    stat = "temporal_mean"
-
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """Filled copy of ``x``; ``users`` groups the days by user (None: one user)."""
-        self._need_fit()
-        return fill_personal(x, users, self.stat_, stat="temporal_mean")
+    doc: str
+    stat: str  # a key of _STATISTICS
+    fill: Callable[[FloatArray, NDArray[Any] | None, F64, int], F64]
 
 
 #: The statistical baselines by name; single-day first, then the 7-day personalised ones.
-BASELINE_IMPUTERS: dict[str, type[_Fitted]] = {
-    c.name: c
-    for c in (
-        MeanImputer,
-        ModeImputer,
-        LinearImputer,
-        LOCFImputer,
-        TemporalMeanImputer,
-        TemporalModeImputer,
-        PersonalMeanImputer,
-        PersonalModeImputer,
-        PersonalTemporalMeanImputer,
-    )
-}
+BASELINE_IMPUTERS: dict[str, _Method] = {
+    "mean": _Method("each masked cell takes the training channel mean", "channel_mean",
+                    lambda x, users, stat, d: fill_constant(x, stat)),
+    "mode": _Method("each masked cell takes the training channel mode (rounded values)", "channel_mode",
+                    lambda x, users, stat, d: fill_constant(x, stat)),
+    "linear": _Method("linear interpolation in time per day and channel; empty channel: train mean",
+                      "channel_mean", lambda x, users, stat, d: fill_linear(x, stat)),
+    "locf": _Method("forward fill (the reference); leading gap: next observation; empty channel: train mean",
+                    "channel_mean", lambda x, users, stat, d: fill_locf(x, stat)),
+    "temporal_mean": _Method("the training mean at the same minute of day (fallback: channel mean)",
+                             "temporal_mean", lambda x, users, stat, d: fill_constant(x, stat)),
+    "temporal_mode": _Method("the training mode at the same minute of day (fallback: channel mode)",
+                             "temporal_mode", lambda x, users, stat, d: fill_constant(x, stat)),
+    "personal_mean": _Method("7-day: the user's channel mean over their days, fallback population mean",
+                             "channel_mean",
+                             lambda x, users, stat, d: fill_personal(x, users, stat, stat="mean")),
+    "personal_mode": _Method(
+        "7-day: the user's channel mode, fallback population mode", "channel_mode",
+        lambda x, users, stat, d: fill_personal(x, users, stat, stat="mode", decimals=d),
+    ),
+    "personal_temporal_mean": _Method(
+        "7-day: user minute -> user channel -> population temporal mean", "temporal_mean",
+        lambda x, users, stat, d: fill_personal(x, users, stat, stat="temporal_mean"),
+    ),
+}  # fmt: skip
+
+
+class BaselineImputer:
+    """One statistical baseline by name (a key of :data:`BASELINE_IMPUTERS`), scikit-learn style.
+
+    Args:
+        name: The baseline.
+        decimals: Rounding before taking a mode (mode-based baselines).
+
+    Raises:
+        ValueError: For an unknown name.
+    """
+
+    def __init__(self, name: str, decimals: int = 0) -> None:
+        if name not in BASELINE_IMPUTERS:
+            raise ValueError(f"unknown imputation baseline {name!r}; known: {', '.join(BASELINE_IMPUTERS)}")
+        self.name = name
+        self.decimals = decimals
+
+    def fit(self, train: FloatArray) -> BaselineImputer:
+        """Compute the one training statistic the method uses (``stat_``) on ``(n_days, 19, 1440)``."""
+        self.stat_ = _STATISTICS[BASELINE_IMPUTERS[self.name].stat](train, self.decimals)
+        return self
+
+    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
+        """A filled copy of masked days ``x`` ``(n_days, 19, 1440)``; ``users``: id per day (7-day methods).
+
+        Raises:
+            ValueError: If called before :meth:`fit`.
+        """
+        if not hasattr(self, "stat_"):
+            raise ValueError(f"imputer {self.name!r} is not fitted; call fit(train) first")
+        return BASELINE_IMPUTERS[self.name].fill(x, users, self.stat_, self.decimals)

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from wearbench._errors import UnknownNameError, WearbenchError
 from wearbench._jsonfile import read_json_object
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
-from wearbench.tracks._impute import BASELINE_IMPUTERS, Imputer
+from wearbench.tracks._impute import BASELINE_IMPUTERS, BaselineImputer, Imputer
 from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
 from wearbench.tracks._masking import MASKING_APPROACHES, apply_mask, draw_masks
 from wearbench.tracks._pipeline import PreparedUser, prepare_user
@@ -133,7 +133,7 @@ def _fit(methods: Sequence[str], train: NDArray[np.float32], tally: _Tally) -> d
     imputers: dict[str, Imputer] = {}
     for name in methods:
         t0 = time.perf_counter()
-        imputers[name] = BASELINE_IMPUTERS[name]().fit(train)
+        imputers[name] = BaselineImputer(name).fit(train)
         tally.fit_s[name] = time.perf_counter() - t0
         tally.impute_s[name] = 0.0
     return imputers
