@@ -81,6 +81,8 @@ def preprocess_cmd(data: Path, limit_users: int | None, fmt: str, quiet: bool) -
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
 @click.option("--approaches", default=None, help="Comma-separated masking approaches (default: all six).")
+@click.option("--store", "store", type=click.Path(path_type=Path), default=None,
+              help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def impute_cmd(
     data: Path,
@@ -91,9 +93,11 @@ def impute_cmd(
     max_days: int | None,
     test_share: float,
     approaches: str | None,
+    store: Path | None,
     quiet: bool,
 ) -> None:
     """Run the imputation track on a minute cohort: split, masks, methods, per-participant errors."""
+    from wearbench.runner import record_track_results
     from wearbench.tracks import MASKING_APPROACHES, run_imputation
 
     chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
@@ -108,6 +112,8 @@ def impute_cmd(
         f"{split['n_test']} test users ({split['train_days']} / {split['test_days']} retained days), "
         f"{manifest['seconds_total']:.1f} s"
     )
+    run_id = record_track_results(out, store)
+    click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
 
 
 @track_group.command("score")

@@ -16,10 +16,12 @@ from wearbench.runner._recorder import RunStopped
 from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
-from wearbench.runner._store import RunStore
+from wearbench.runner._store import RunStore, record_track_results
+from wearbench.runner._track_store import EXAMPLE_FILE, TrackRun, read_example_bytes, track_run_id
 
 __all__ = [
     "ABLATIONS",
+    "EXAMPLE_FILE",
     "FAILURE_TYPES",
     "JUDGE_PROMPT_VERSION",
     "JUDGE_SCORES",
@@ -39,6 +41,7 @@ __all__ = [
     "Sample",
     "Setting",
     "Solver",
+    "TrackRun",
     "baseline_solver",
     "cgm_baseline_solver",
     "cgm_run_items",
@@ -51,7 +54,10 @@ __all__ = [
     "open_bench",
     "open_cgm_bench",
     "parse_judgement",
+    "read_example_bytes",
+    "record_track_results",
     "run_solver",
     "select_items",
     "spec_forms",
+    "track_run_id",
 ]

@@ -8,12 +8,15 @@ Every answered item is committed on its own, in WAL mode, so a process killed at
 sha256(model, messages, params) to the model output, so an identical call is never paid twice,
 in this run or any other run sharing the store. The ``judgements`` table holds an LLM judge's
 grades of HealthLoopQA answers (``wearbench cgm judge``), keyed by run, item, judge and judge
-prompt version, resumable the same way.
+prompt version, resumable the same way. The ``track_runs`` and ``track_results`` tables hold
+imputation RESULTS folders (``wearbench track impute``; ``runner/_track_store.py``), so the
+OpenMHC track's results and the WearableQA runs can share one store.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,6 +30,15 @@ from wearbench._version import __version__
 from wearbench.models import ModelOutput, redact
 from wearbench.prompts import Setting
 from wearbench.runner._records import Judgement, ResultRow, RunInfo
+from wearbench.runner._track_store import (
+    TRACK_SCHEMA,
+    TrackRun,
+    insert_track_results,
+    select_track_example,
+    select_track_results,
+    select_track_runs,
+)
+from wearbench.tracks import ImputationError
 
 STORE_NAME = "runs.sqlite"
 _SCHEMA_VERSION = 1
@@ -81,7 +93,7 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: safe against process kills
             self._db.execute("PRAGMA busy_timeout=10000")
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(_SCHEMA + TRACK_SCHEMA)
             self._db.execute(
                 "INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(_SCHEMA_VERSION),)
             )
@@ -233,6 +245,41 @@ class RunStore:
         )
         return [_judgement(r) for r in cur.fetchall()]
 
+    # track results (imputation RESULTS folders) ----------------------------------------------
+    def add_track_results(self, results: str | os.PathLike[str]) -> tuple[str, int]:
+        """Record an imputation RESULTS folder (with its ``example.npz``, if any) in one transaction.
+
+        Adding the same folder again adds nothing (the track run id hashes the manifest without
+        its timings; rows are keyed by run, method, approach, participant and channel).
+
+        Args:
+            results: RESULTS folder of ``wearbench track impute``.
+
+        Returns:
+            ``(track run id, error rows newly stored)``.
+
+        Raises:
+            WearbenchError: For a folder that is not readable imputation results.
+        """
+        with self._tx() as db:
+            return insert_track_results(db, results, _now())
+
+    def track_runs(self) -> list[TrackRun]:
+        """Every recorded track run, in the order recorded."""
+        return select_track_runs(self._db)
+
+    def track_results(self, run_id: str) -> tuple[dict[str, Any], list[ImputationError]]:
+        """``(manifest, errors)`` of a track run, equal to ``read_imputation_results`` of its folder.
+
+        Raises:
+            WearbenchError: For an unknown track run id.
+        """
+        return select_track_results(self._db, run_id, str(self.path))
+
+    def track_example(self, run_id: str) -> bytes | None:
+        """The ``example.npz`` bytes stored with a track run (None if it had none)."""
+        return select_track_example(self._db, run_id)
+
     # cache ------------------------------------------------------------------------------------
     def cached(self, key: str) -> ModelOutput | None:
         """The cached output for a prompt hash, if any."""
@@ -287,3 +334,23 @@ def _judgement(values: Sequence[Any]) -> Judgement:
         data[key] = bool(data[key])
     data["failure_types"] = tuple(json.loads(data["failure_types"]))
     return Judgement(**data)
+
+
+def record_track_results(
+    results: str | os.PathLike[str], rundir: str | os.PathLike[str] | None = None
+) -> str:
+    """Record an imputation RESULTS folder in a run store (``RUNDIR/runs.sqlite``).
+
+    Args:
+        results: RESULTS folder of ``wearbench track impute``.
+        rundir: Run folder whose store gets it (default: the RESULTS folder itself).
+
+    Returns:
+        The track run id.
+
+    Raises:
+        WearbenchError: For unreadable results or an unusable store.
+    """
+    with RunStore(Path(results if rundir is None else rundir)) as store:
+        run_id, _ = store.add_track_results(results)
+    return run_id
