@@ -24,7 +24,7 @@ from wearbench.questions import Item, UserContext
 from wearbench.report import _eval_html as H
 from wearbench.report._cgm import cgm_parts
 from wearbench.report._cgm_html import CSS as CGM_CSS
-from wearbench.report._track import is_track_results, track_parts
+from wearbench.report._track import TrackSource, folder_source, is_track_results, store_sources, track_parts
 from wearbench.report._track_html import CSS as TRACK_CSS
 from wearbench.runner import Judgement, ResultRow, RunInfo, RunStore
 from wearbench.scoring import (
@@ -279,6 +279,14 @@ def _sections(
     ]
 
 
+def _unique_tracks(found: Sequence[TrackSource]) -> list[TrackSource]:
+    """Each track run once (the first seen: a RESULTS folder before the store it was recorded in)."""
+    seen: dict[str, TrackSource] = {}
+    for t in found:
+        seen.setdefault(t.run_id, t)
+    return list(seen.values())
+
+
 def report_runs(
     rundirs: Sequence[Path],
     out: Path,
@@ -295,9 +303,11 @@ def report_runs(
     HealthLoopQA runs (a run folder may hold runs of both kinds). The page shows the
     WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``, with an LLM-judge
     table when the store holds ``wearbench cgm judge`` grades); the two kinds never share a table.
-    A folder that is an imputation RESULTS folder (``wearbench track impute``, told by its
-    ``manifest.json``) adds the OpenMHC imputation sections last (``report/_track.py``, skill
-    against LOCF, ``track_n_boot`` replicates as ``wearbench track score``).
+    Imputation track runs add the OpenMHC imputation sections last (``report/_track.py``, skill
+    against LOCF, ``track_n_boot`` replicates as ``wearbench track score``): a folder that is a
+    RESULTS folder (``wearbench track impute``, told by its ``manifest.json``), and every track
+    run recorded in a folder's run store; a track run found twice (a RESULTS folder and the store
+    it was recorded in) is shown once.
 
     Raises:
         WearbenchError: Without runs or results, with runs of one kind on different benchmarks,
@@ -305,18 +315,20 @@ def report_runs(
     """
     runs: list[tuple[RunInfo, Sequence[ResultRow]]] = []
     judgements: dict[str, list[Judgement]] = {}
-    tracks = [Path(d) for d in rundirs if is_track_results(d)]
+    found: list[TrackSource] = []
     for rundir in rundirs:
-        if Path(rundir) in tracks:
-            continue
+        is_results = is_track_results(rundir)
+        found += [folder_source(rundir)] if is_results else []
         if not (Path(rundir) / "runs.sqlite").is_file():
+            if is_results:
+                continue
             raise WearbenchError(f"{rundir}: no run store (runs.sqlite) and no imputation results")
         with RunStore(rundir) as store:
             for info in store.runs():
                 runs.append((info, store.rows(info.run_id)))
                 judgements[info.run_id] = store.judgements(info.run_id)
-    if not runs and not tracks:
-        raise WearbenchError("no runs in " + ", ".join(str(d) for d in rundirs))
+            found += store_sources(store)
+    tracks = _unique_tracks(found)
     cgm = [(info, rows) for info, rows in runs if is_cgm_run(info)]
     wqa = [(info, rows) for info, rows in runs if not is_cgm_run(info)]
     meta: list[str] = []

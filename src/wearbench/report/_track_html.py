@@ -5,8 +5,8 @@ The skill and rank tables take the dict of :func:`~wearbench.scoring.score_imput
 Cells carry their exact values as ``data-*`` attributes so the page can be checked against that
 JSON: ``data-method``, ``data-scope``, and ``data-skill``, ``data-ci-low``, ``data-ci-high`` (skill
 table) or ``data-rank`` (rank table); a value the JSON gives as ``null`` has no attribute and
-shows ``–``. The per-channel table's cells carry ``data-method``, ``data-channel`` (index 0–6),
-``data-mae`` (mean MAE) and ``data-n`` (the MAE records averaged).
+shows ``–``. The per-channel tables' cells carry ``data-method``, ``data-channel`` (index 0–18),
+``data-mae`` or ``data-auroc`` (the mean) and ``data-n`` (the records averaged).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from wearbench.minutes import CHANNELS, CONTINUOUS
+from wearbench.minutes import BINARY, CHANNELS, CONTINUOUS
 
 #: Mean MAE per ``(method, channel)`` with its record count.
 ChannelErrors = Mapping[tuple[str, int], tuple[float, int]]
@@ -106,27 +106,41 @@ def _rank(x: float | None) -> float:
 
 
 def channel_table(
-    errors: ChannelErrors, methods: Sequence[str], baseline: str, table_id: str = "track-channels"
+    errors: ChannelErrors,
+    methods: Sequence[str],
+    baseline: str,
+    table_id: str = "track-channels",
+    *,
+    kind: str = "mae",
 ) -> str:
-    """One row per method, one column per continuous channel: the mean MAE (channel's unit per minute).
+    """One row per method, one column per channel: the mean MAE (continuous) or AUROC (binary).
+
+    MAE columns are every continuous channel (its unit per minute); AUROC columns are the binary
+    channels with at least one record (single-class channels were never scored).
 
     Args:
-        errors: ``(method, channel)`` → (mean MAE over participants × approaches, records).
+        errors: ``(method, channel)`` → (mean over participants × approaches, records).
         methods: Row order.
         baseline: The reference method (marked).
         table_id: The table's ``id``.
+        kind: ``"mae"`` or ``"auroc"``: which channels, and the ``data-*`` name of the mean.
     """
-    cols = [f"{CHANNELS[c].name} ({CHANNELS[c].unit})" for c in CONTINUOUS]
+    if kind == "mae":
+        channels = list(CONTINUOUS)
+        cols = [f"{CHANNELS[c].name} ({CHANNELS[c].unit})" for c in channels]
+    else:
+        channels = [c for c in BINARY if any((m, c) in errors for m in methods)]
+        cols = [CHANNELS[c].name for c in channels]
     rows = []
     for method in methods:
         tds = []
-        for c in CONTINUOUS:
+        for c in channels:
             got = errors.get((method, c))
             if got is None:
                 tds.append("<td>–</td>")
                 continue
-            mae, n = got
-            attrs = f' data-method="{escape(method)}" data-channel="{c}"{_attr("mae", mae)} data-n="{n}"'
-            tds.append(f"<td{attrs}>{_f(mae)}</td>")
+            mean, n = got
+            attrs = f' data-method="{escape(method)}" data-channel="{c}"{_attr(kind, mean)} data-n="{n}"'
+            tds.append(f"<td{attrs}>{_f(mean)}</td>")
         rows.append(f"<tr>{_method_cell(method, baseline)}{''.join(tds)}</tr>")
     return _table(table_id, _head("method", cols), rows)
