@@ -168,7 +168,7 @@ def _one(tag: str, source: TrackSource, baseline: str, seed: int, n_boot: int, s
          "The skill cells: one marker per method, whiskers the 95% CI; dashed: the reference."),
         (f"{sid}-example", f"{name}: example day", _example(source),
          "One test day: the truth (black), the artificially masked cells (shaded) and each "
-         "method's imputation of them; binary channels as a strip (dark 1, light 0, orange masked)."),
+         "method's imputation of them; binary channels as a strip (dark 1, light 0, yellow masked)."),
     ]  # fmt: skip
     sections = [(s, title, H.section(s, title, body, intro)) for s, title, body, intro in specs if body]
     return _meta(name, source, scored, baseline, seed), sections

@@ -25,7 +25,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the [repor
 
 #: Channels drawn when no continuous channel was masked: Watch steps, heart rate, active energy.
 _DEFAULT_CHANNELS = (3, 5, 6)
-_MASK_COLOUR = "#ff8c00"
+_MASK_COLOUR = "#ffd21f"  # not in the run colour cycle
 
 
 def _value(x: float | None) -> float:
@@ -72,7 +72,7 @@ def _example_channels(ex: ExampleDay) -> tuple[list[int], list[int]]:
 
 def _continuous_panel(ax: Axes, ex: ExampleDay, c: int, hours: NDArray[np.float64]) -> None:
     ax.fill_between(hours, 0, 1, where=ex.mask[c], transform=ax.get_xaxis_transform(), step="mid",
-                    color=_MASK_COLOUR, alpha=0.25, lw=0, label="masked")  # fmt: skip
+                    color=_MASK_COLOUR, alpha=0.35, lw=0, label="masked")  # fmt: skip
     ax.plot(hours, ex.truth[c], color="black", lw=0.7, label="truth")
     for i, method in enumerate(ex.methods):
         y = np.where(ex.mask[c], ex.imputed[i, c], np.nan)
@@ -86,7 +86,7 @@ def _binary_strip(ax: Axes, ex: ExampleDay, channels: list[int]) -> None:
     ax.imshow(truth, aspect="auto", cmap="Greys", vmin=-0.5, vmax=1.5, interpolation="nearest",
               extent=(0.0, 24.0, len(channels) - 0.5, -0.5))  # fmt: skip
     overlay = np.zeros((len(channels), ex.mask.shape[1], 4))
-    overlay[ex.mask[channels]] = (1.0, 0.55, 0.0, 0.45)
+    overlay[ex.mask[channels]] = (1.0, 0.82, 0.12, 0.6)
     ax.imshow(overlay, aspect="auto", interpolation="nearest", extent=(0.0, 24.0, len(channels) - 0.5, -0.5))
     ax.set_yticks(range(len(channels)), [CHANNELS[c].name for c in channels], fontsize=7)
     ax.tick_params(axis="x", labelsize=7)
@@ -97,7 +97,7 @@ def plot_example_day(ex: ExampleDay) -> Figure:
 
     One panel per continuous channel with masked cells (x: hour of day, y: the channel's unit
     per minute), then a strip of the binary channels with masked cells (dark: 1, light: 0, blank:
-    unobserved; orange: masked).
+    unobserved; yellow: masked).
 
     Args:
         ex: The example day (:func:`~wearbench.report._track_example.load_example`).
