@@ -48,7 +48,7 @@ def _calendar_slots(dates: NDArray[np.datetime64], window: int) -> NDArray[np.in
     full, tail = divmod(n_cal, window)
     # dates in the tail window move right by the padding so the real days end the window
     shift = np.where((day >= full * window) & (tail > 0), window - tail, 0)
-    return day + shift
+    return np.asarray(day + shift, dtype=np.int64)
 
 
 def user_windows(
