@@ -123,8 +123,12 @@ def standardisation(train: NDArray[np.floating[Any]]) -> tuple[F64, F64]:
     return mean, np.where(std > 0, std, 1.0)
 
 
+def _errors_only(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.ERROR
+
+
 def _pypots(n_threads: int | None) -> Any:
-    """Import ``pypots.imputation`` quietly (banner to nowhere, logger at ERROR); set torch threads."""
+    """Import ``pypots.imputation`` quietly (banner to nowhere, log errors only); set torch threads."""
     try:
         torch = importlib.import_module("torch")
         with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
@@ -134,7 +138,8 @@ def _pypots(n_threads: int | None) -> Any:
             f"learned imputation models need PyPOTS and torch ({e}); "
             'install them with: pip install -e ".[learn]"'
         ) from e
-    logging.getLogger("PyPOTS running log").setLevel(logging.ERROR)
+    # PyPOTS resets its logger to WARNING for every model built with verbose=False; a filter stays
+    logging.getLogger("PyPOTS running log").addFilter(_errors_only)
     if n_threads is not None:
         torch.set_num_threads(n_threads)
     return imputation
