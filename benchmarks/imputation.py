@@ -7,7 +7,9 @@ masking approaches (fit and impute seconds per method come from its manifest), a
 skill table with 95% CIs and ranks per scope, and a JSON summary line.
 
 Run: ``python benchmarks/imputation.py --users 200 --days 14`` (the issue's realistic size);
-``--work DIR`` keeps the minute cohort and the RESULTS folder.
+``--work DIR`` keeps the minute cohort and the RESULTS folder. ``--learned`` adds the PyPOTS models
+(saits, brits, dlinear, timesnet, dlinear_7d; the [learn] extra) with ``--epochs``,
+``--max-train-days`` and ``--threads``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from pathlib import Path
 
 from wearbench.scoring import score_imputation_results, skill_table
 from wearbench.sources import synthesize_minutes
-from wearbench.tracks import BASELINE_IMPUTERS, preprocess_cohort, run_imputation
+from wearbench.tracks import (
+    BASELINE_IMPUTERS,
+    DEFAULT_MAX_TRAIN_DAYS,
+    LEARNED_IMPUTERS,
+    LearnedSettings,
+    preprocess_cohort,
+    run_imputation,
+)
 
 
 def main() -> None:
@@ -31,6 +40,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--test-share", type=float, default=0.2)
     ap.add_argument("--methods", default=",".join(BASELINE_IMPUTERS))
+    ap.add_argument("--learned", action="store_true", help="Also run the learned (PyPOTS) methods.")
+    ap.add_argument("--epochs", type=int, default=5, help="Training epochs of learned methods.")
+    ap.add_argument("--max-train-days", type=int, default=DEFAULT_MAX_TRAIN_DAYS)
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads.")
     ap.add_argument("--work", type=Path, default=None, help="Keep the data and results here.")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,8 +67,10 @@ def run(args: argparse.Namespace, work: Path) -> None:
         f"{args.users} users x {args.days} days: retained {kept}, wear-dropped {wear}, variance-dropped {var}"
     )
     t0 = time.perf_counter()
+    methods = args.methods.split(",") + (list(LEARNED_IMPUTERS) if args.learned else [])
+    learned = LearnedSettings(epochs=args.epochs, max_train_days=args.max_train_days, n_threads=args.threads)
     manifest = run_imputation(
-        data, args.methods.split(","), work / "results", args.seed, test_share=args.test_share
+        data, methods, work / "results", args.seed, test_share=args.test_share, learned=learned
     )
     times["impute_total"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -69,6 +84,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print("\nseconds per method (fit on the training days; impute over every test day x 6 approaches)")
     for m, s in manifest["seconds"].items():
         print(f"  {m:<24} fit {s['fit']:7.2f}  impute {s['impute']:7.2f}")
+    for m, s in manifest.get("learned", {}).items():
+        print(f"  {m}: {s['model']} {s['params']}, {s['train_samples']} samples ({s['train_days']} days)")
     print("stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
     print("\n" + skill_table(scored))
     summary = {"times": times, "seconds": manifest["seconds"], "split": {k: split[k] for k in

@@ -81,6 +81,23 @@ def preprocess_cmd(data: Path, limit_users: int | None, fmt: str, quiet: bool) -
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
 @click.option("--approaches", default=None, help="Comma-separated masking approaches (default: all six).")
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Training epochs of learned methods (saits, brits, dlinear, timesnet, dlinear_7d).",
+)
+@click.option(
+    "--max-train-days",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Learned methods train on at most N training days (a seeded choice).",
+)
+@click.option(
+    "--threads", type=click.IntRange(min=1), default=None, help="torch CPU threads (learned methods)."
+)
 @click.option("--store", "store", type=click.Path(path_type=Path), default=None,
               help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -93,18 +110,25 @@ def impute_cmd(
     max_days: int | None,
     test_share: float,
     approaches: str | None,
+    epochs: int,
+    max_train_days: int,
+    threads: int | None,
     store: Path | None,
     quiet: bool,
 ) -> None:
-    """Run the imputation track on a minute cohort: split, masks, methods, per-participant errors."""
+    """Run the imputation track on a minute cohort: split, masks, methods, per-participant errors.
+
+    Learned methods need the [learn] extra (PyPOTS, torch).
+    """
     from wearbench.runner import record_track_results
-    from wearbench.tracks import MASKING_APPROACHES, run_imputation
+    from wearbench.tracks import MASKING_APPROACHES, LearnedSettings, run_imputation
 
     chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
     with _progress_bar("imputing users", not quiet) as progress:
         manifest = run_imputation(
             data, _names(methods), out, seed, test_share=test_share, approaches=chosen,
             max_days_per_user=max_days, limit_users=limit_users, progress=progress,
+            learned=LearnedSettings(epochs=epochs, max_train_days=max_train_days, n_threads=threads),
         )  # fmt: skip
     split = manifest["split"]
     click.echo(

@@ -244,12 +244,23 @@ class Imputer(Protocol):
 
     name: str
 
-    def fit(self, train: FloatArray) -> Imputer:
-        """Compute population statistics on training days ``(n_days, 19, 1440)``; return self."""
+    def fit(
+        self,
+        train: FloatArray,
+        users: NDArray[Any] | None = None,
+        dates: NDArray[np.datetime64] | None = None,
+    ) -> Imputer:
+        """Fit on training days ``(n_days, 19, 1440)`` (``users``, ``dates``: per day); return self."""
         ...
 
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
-        """A filled copy of masked days ``x`` ``(n_days, 19, 1440)``; ``users``: id per day."""
+    def impute(
+        self, x: FloatArray, users: NDArray[Any] | None = None, dates: NDArray[np.datetime64] | None = None
+    ) -> F64:
+        """A filled copy of masked days ``x`` ``(n_days, 19, 1440)``; ``users``, ``dates``: per day.
+
+        ``dates`` (``datetime64[D]``) matter to 7-day windowed models only; None = each user's
+        days are consecutive calendar days.
+        """
         ...
 
 
@@ -307,13 +318,25 @@ class BaselineImputer:
         self.name = name
         self.decimals = decimals
 
-    def fit(self, train: FloatArray) -> BaselineImputer:
-        """Compute the one training statistic the method uses (``stat_``) on ``(n_days, 19, 1440)``."""
+    def fit(
+        self,
+        train: FloatArray,
+        users: NDArray[Any] | None = None,
+        dates: NDArray[np.datetime64] | None = None,
+    ) -> BaselineImputer:
+        """Compute the one training statistic the method uses (``stat_``) on ``(n_days, 19, 1440)``.
+
+        ``users`` and ``dates`` are accepted for the protocol and not used.
+        """
         self.stat_ = _STATISTICS[BASELINE_IMPUTERS[self.name].stat](train, self.decimals)
         return self
 
-    def impute(self, x: FloatArray, users: NDArray[Any] | None = None) -> F64:
+    def impute(
+        self, x: FloatArray, users: NDArray[Any] | None = None, dates: NDArray[np.datetime64] | None = None
+    ) -> F64:
         """A filled copy of masked days ``x`` ``(n_days, 19, 1440)``; ``users``: id per day (7-day methods).
+
+        ``dates`` is accepted for the protocol and not used.
 
         Raises:
             ValueError: If called before :meth:`fit`.

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import io
 import json
 import os
 import time
+import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,12 +33,16 @@ from wearbench._jsonfile import read_json_object
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
 from wearbench.tracks._impute import BASELINE_IMPUTERS, BaselineImputer, Imputer
 from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
+from wearbench.tracks._learned import DEFAULT_EPOCHS, LEARNED_IMPUTERS, LearnedImputer
 from wearbench.tracks._masking import MASKING_APPROACHES, apply_mask, draw_masks
 from wearbench.tracks._pipeline import PreparedUser, prepare_user
 
 #: File names inside a RESULTS folder.
 RESULTS_FILE = "results.jsonl"
 RUN_MANIFEST = "manifest.json"
+EXAMPLE_FILE = "example.npz"
+#: Default cap on training days of a learned model in :func:`run_imputation`.
+DEFAULT_MAX_TRAIN_DAYS = 1000
 #: ``kind`` of a RESULTS folder's manifest.
 RESULTS_KIND = "wearbench-imputation-results"
 
@@ -116,24 +122,59 @@ class _Tally:
         return out
 
 
-def _load_days(
-    path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None]
-) -> NDArray[np.float32]:
-    """Retained, zero-to-NaN'd days of several users, stacked: ``(n, 19, 1440)`` float32."""
+@dataclass(frozen=True, eq=False)
+class _Days:
+    """Stacked days of several users: ``days`` (n, 19, 1440) float32, ``users`` and ``dates`` (n,)."""
+
+    days: NDArray[np.float32]
+    users: NDArray[np.str_]
+    dates: NDArray[np.datetime64]
+
+
+def _load_days(path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None]) -> _Days:
+    """Retained, zero-to-NaN'd days of several users, stacked, with their user ids and dates."""
     parts = []
     for uid in user_ids:
-        parts.append(prepare_user(read_minute_user(path, uid), max_days=max_days).days)
+        parts.append(prepare_user(read_minute_user(path, uid), max_days=max_days))
         step()
-    if not parts or sum(p.shape[0] for p in parts) == 0:
+    if not parts or sum(p.days.shape[0] for p in parts) == 0:
         raise WearbenchError(f"{path}: the training users have no retained day to fit on")
-    return np.concatenate(parts, axis=0)
+    return _Days(
+        np.concatenate([p.days for p in parts], axis=0),
+        np.concatenate([np.full(p.days.shape[0], p.user_id) for p in parts]),
+        np.concatenate([p.dates.astype("datetime64[D]") for p in parts]),
+    )
 
 
-def _fit(methods: Sequence[str], train: NDArray[np.float32], tally: _Tally) -> dict[str, Imputer]:
+@dataclass(frozen=True)
+class LearnedSettings:
+    """How :func:`run_imputation` trains learned models (:data:`~wearbench.tracks.LEARNED_IMPUTERS`).
+
+    Attributes:
+        epochs: Training epochs.
+        max_train_days: Train on at most this many training days (a seeded choice); None = all.
+        n_threads: torch CPU threads; None = torch's default.
+    """
+
+    epochs: int = DEFAULT_EPOCHS
+    max_train_days: int | None = DEFAULT_MAX_TRAIN_DAYS
+    n_threads: int | None = None
+
+
+def _make(name: str, seed: int, learned: LearnedSettings) -> Imputer:
+    if name in LEARNED_IMPUTERS:
+        return LearnedImputer(name, epochs=learned.epochs, seed=seed, max_train_days=learned.max_train_days,
+                              n_threads=learned.n_threads)  # fmt: skip
+    return BaselineImputer(name)
+
+
+def _fit(
+    methods: Sequence[str], train: _Days, tally: _Tally, seed: int, learned: LearnedSettings
+) -> dict[str, Imputer]:
     imputers: dict[str, Imputer] = {}
     for name in methods:
         t0 = time.perf_counter()
-        imputers[name] = BaselineImputer(name).fit(train)
+        imputers[name] = _make(name, seed, learned).fit(train.days, train.users, train.dates)
         tally.fit_s[name] = time.perf_counter() - t0
         tally.impute_s[name] = 0.0
     return imputers
@@ -146,18 +187,30 @@ def _score_user(
     fallback: NDArray[np.float64],
     seed: int,
     tally: _Tally,
+    example: dict[str, Any] | None = None,
 ) -> list[ImputationError]:
-    """Every method × approach on one test user's retained days."""
+    """Every method × approach on one test user's retained days.
+
+    With ``example`` (holding ``"approach"``), the day of that approach with the most masked
+    cells is recorded in it: ``truth``, ``mask``, ``imputed`` per method, ``date``, ``user``.
+    """
     x = user.days
     ids = np.full(x.shape[0], user.user_id)
+    dates = user.dates.astype("datetime64[D]")
     out: list[ImputationError] = []
     for approach in approaches:
         a = draw_masks(x, approach, mask_rng(seed, user.user_id, approach))
         xm = apply_mask(x, a)
+        pick = example is not None and example["approach"] == approach
+        d = int(np.argmax(a.reshape(a.shape[0], -1).sum(axis=1)))
+        if example is not None and pick:
+            example.update(user=user.user_id, date=str(dates[d]), truth=x[d], mask=a[d], imputed={})
         for name, imp in imputers.items():
             t0 = time.perf_counter()
-            x_hat = imp.impute(xm, ids)
+            x_hat = imp.impute(xm, ids, dates)
             tally.impute_s[name] += time.perf_counter() - t0
+            if example is not None and pick:
+                example["imputed"][name] = x_hat[d]
             s = score_imputation(x, a, x_hat, ids, fallback, method=name, approach=approach)
             out.extend(s.errors)
             key = (name, approach)
@@ -185,19 +238,24 @@ def run_imputation(
     max_days_per_user: int | None = None,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    learned: LearnedSettings | None = None,
 ) -> dict[str, Any]:
     """Run the imputation track on a minute cohort and write a RESULTS folder.
 
     Args:
         cohort_dir: Minute-cohort folder (:func:`wearbench.minutes.write_minute_cohort`).
-        methods: Imputation method names (keys of :data:`~wearbench.tracks.BASELINE_IMPUTERS`).
-        out: RESULTS folder to write (``results.jsonl`` + ``manifest.json``); created if needed.
+        methods: Imputation method names: keys of :data:`~wearbench.tracks.BASELINE_IMPUTERS`
+            or :data:`~wearbench.tracks.LEARNED_IMPUTERS` (these need ``pip install -e ".[learn]"``).
+        out: RESULTS folder to write (``results.jsonl``, ``manifest.json`` and ``example.npz``:
+            one test day with its mask and every method's imputation); created if needed.
         seed: Fixes the split and every mask, hence every byte of ``results.jsonl``.
         test_share: Share of users in the test split.
         approaches: Masking approaches (default: all six, in the registry's order).
         max_days_per_user: Use at most this many retained days of each user (the first ones).
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback (training users, then test users).
+        learned: Epochs, training-day cap and threads of learned models (default
+            :class:`LearnedSettings`); each learned model is seeded with ``seed``.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -206,7 +264,7 @@ def run_imputation(
         UnknownNameError: For an unknown method or approach (with close matches).
         WearbenchError: For an unreadable cohort, fewer than 2 users, or no training day.
     """
-    methods = resolve_names(methods, list(BASELINE_IMPUTERS), "imputation method")
+    methods = resolve_names(methods, [*BASELINE_IMPUTERS, *LEARNED_IMPUTERS], "imputation method")
     approaches = resolve_names(approaches, list(MASKING_APPROACHES), "masking approach")
     path = Path(cohort_dir)
     data_hash = read_minute_manifest(path).get("content_hash")
@@ -222,15 +280,19 @@ def run_imputation(
     t_start = time.perf_counter()
     train = _load_days(path, train_ids, max_days_per_user, step)
     tally = _Tally()
-    imputers = _fit(methods, train, tally)
-    fallback = fallback_values(train)
+    imputers = _fit(methods, train, tally, seed, learned or LearnedSettings())
+    fallback = fallback_values(train.days)
     errors: list[ImputationError] = []
     test_days: dict[str, int] = {}
+    example: dict[str, Any] = {
+        "approach": "temporal_slice" if "temporal_slice" in approaches else approaches[0]
+    }
     for uid in test_ids:
         user = prepare_user(read_minute_user(path, uid), max_days=max_days_per_user)
         test_days[uid] = int(user.days.shape[0])
         if user.days.shape[0]:
-            errors.extend(_score_user(user, imputers, approaches, fallback, seed, tally))
+            ex = example if "truth" not in example else None
+            errors.extend(_score_user(user, imputers, approaches, fallback, seed, tally, ex))
         step()
     blob = _results_bytes(errors, methods, approaches)
     manifest: dict[str, Any] = {
@@ -246,7 +308,7 @@ def run_imputation(
             "n_users": len(ids),
             "n_train": len(train_ids),
             "n_test": len(test_ids),
-            "train_days": int(train.shape[0]),
+            "train_days": int(train.days.shape[0]),
             "test_days": sum(test_days.values()),
             "train": train_ids,
             "test": test_ids,
@@ -256,15 +318,47 @@ def run_imputation(
         "seconds": {m: {"fit": tally.fit_s[m], "impute": tally.impute_s[m]} for m in methods},
         "seconds_total": time.perf_counter() - t_start,
         "results": {"file": RESULTS_FILE, "rows": len(errors), "sha256": hashlib.sha256(blob).hexdigest()},
+        "learned": {m: imp.settings() for m, imp in imputers.items() if isinstance(imp, LearnedImputer)},
     }
-    _write(Path(out), blob, manifest)
+    npz = _example_bytes(example, methods) if "truth" in example else None
+    if npz is not None:
+        manifest["example"] = {"file": EXAMPLE_FILE, "sha256": hashlib.sha256(npz).hexdigest()}
+    _write(Path(out), blob, manifest, npz)
     return manifest
 
 
-def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
+def _example_bytes(example: dict[str, Any], methods: Sequence[str]) -> bytes:
+    """``example.npz`` bytes, as ``np.savez_compressed`` writes but with a fixed zip date (byte-identical).
+
+    Arrays: ``truth`` (19, 1440) float32, ``mask`` (19, 1440) bool, ``imputed`` (n_methods, 19,
+    1440) float32 in ``methods`` order, ``methods`` (n_methods,) str, ``user``, ``date`` (ISO) and
+    ``approach`` 0-d str.
+    """
+    arrays = {
+        "truth": np.asarray(example["truth"], dtype=np.float32),
+        "mask": np.asarray(example["mask"], dtype=bool),
+        "imputed": np.stack([np.asarray(example["imputed"][m], dtype=np.float32) for m in methods]),
+        "methods": np.array(list(methods), dtype=np.str_),
+        "user": np.array(example["user"], dtype=np.str_),
+        "date": np.array(example["date"], dtype=np.str_),
+        "approach": np.array(example["approach"], dtype=np.str_),
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for key, arr in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zf.open(info, "w") as f:
+                np.lib.format.write_array(f, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _write(out: Path, blob: bytes, manifest: dict[str, Any], npz: bytes | None = None) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / RESULTS_FILE).write_bytes(blob)
+        if npz is not None:
+            (out / EXAMPLE_FILE).write_bytes(npz)
         text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
         (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
     except OSError as e:
