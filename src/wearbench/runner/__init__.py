@@ -17,11 +17,10 @@ from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import RunStore, record_track_results
-from wearbench.runner._track_store import EXAMPLE_FILE, TrackRun, read_example_bytes, track_run_id
+from wearbench.runner._track_store import TrackRun, read_example_bytes, track_run_id
 
 __all__ = [
     "ABLATIONS",
-    "EXAMPLE_FILE",
     "FAILURE_TYPES",
     "JUDGE_PROMPT_VERSION",
     "JUDGE_SCORES",

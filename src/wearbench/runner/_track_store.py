@@ -23,10 +23,8 @@ from typing import Any
 
 from wearbench._errors import WearbenchError
 from wearbench._version import __version__
-from wearbench.tracks import ImputationError, read_imputation_results
+from wearbench.tracks import EXAMPLE_FILE, ImputationError, read_imputation_results
 
-#: File name of the example day inside a RESULTS folder (written by ``run_imputation``).
-EXAMPLE_FILE = "example.npz"
 #: Manifest keys left out of the track run id: they change from one run of the same settings to the next.
 _VOLATILE_KEYS = ("seconds", "seconds_total")
 _ERROR_COLUMNS = tuple(f.name for f in fields(ImputationError))

@@ -123,6 +123,16 @@ def standardisation(train: NDArray[np.floating[Any]]) -> tuple[F64, F64]:
     return mean, np.where(std > 0, std, 1.0)
 
 
+def _channel_range(train: NDArray[np.floating[Any]]) -> F64:
+    """``(2, C)``: per-channel minimum and maximum over the observed values of ``(n, C, T)`` days."""
+    d = np.asarray(train, dtype=np.float64)
+    obs = ~np.isnan(d)
+    lo = np.where(obs, d, np.inf).min(axis=(0, 2))
+    hi = np.where(obs, d, -np.inf).max(axis=(0, 2))
+    empty = ~obs.any(axis=(0, 2))
+    return np.stack([np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)])
+
+
 def _errors_only(record: logging.LogRecord) -> bool:
     return record.levelno >= logging.ERROR
 
@@ -162,6 +172,8 @@ class LearnedImputer:
             windows (7-day models, at least 1), a seeded choice kept in order; None = all.
         n_threads: torch CPU threads (``torch.set_num_threads``); None = leave as is.
         params: Hyperparameters overriding the registry's defaults.
+        clip: Clip predictions to each channel's observed training range (``range_``): a count
+            channel never goes negative, a binary channel stays in [0, 1].
 
     Raises:
         ValueError: For an unknown name.
@@ -178,6 +190,7 @@ class LearnedImputer:
         max_train_days: int | None = None,
         n_threads: int | None = None,
         params: dict[str, Any] | None = None,
+        clip: bool = True,
     ) -> None:
         if name not in LEARNED_IMPUTERS:
             raise ValueError(
@@ -191,6 +204,7 @@ class LearnedImputer:
         self.max_train_days = max_train_days
         self.n_threads = n_threads
         self.params = params
+        self.clip = clip
 
     @property
     def spec(self) -> LearnedModel:
@@ -223,6 +237,7 @@ class LearnedImputer:
             "batch_size": self.batch_size,
             "seed": self.seed,
             "max_train_days": self.max_train_days,
+            "clip": self.clip,
         }
         if hasattr(self, "train_samples_"):
             out["train_samples"] = self.train_samples_
@@ -243,7 +258,9 @@ class LearnedImputer:
             dates: ``(n,)`` ``datetime64[D]`` per day (7-day windows); None = consecutive days.
 
         Returns:
-            self, with ``mean_``, ``std_`` ``(19,)``, ``model_`` and the training sizes.
+            self, with ``mean_``, ``std_`` ``(19,)``, ``range_`` ``(2, 19)`` (observed training
+            minimum and maximum per channel, NaN for an empty channel), ``model_`` and the
+            training sizes.
 
         Raises:
             WearbenchError: Without PyPOTS / torch installed, or without training days.
@@ -252,6 +269,7 @@ class LearnedImputer:
         if train.shape[0] == 0:
             raise WearbenchError(f"learned imputer {self.name!r}: no training day to fit on")
         self.mean_, self.std_ = standardisation(train)
+        self.range_ = _channel_range(train)
         samples, offsets = self._samples(train, users, dates)
         per = 1 if offsets is None else self.spec.window_days
         if self.max_train_days is not None and samples.shape[0] * per > self.max_train_days:
@@ -302,4 +320,7 @@ class LearnedImputer:
             w = days.reshape(days.shape[0], N_CHANNELS, self.spec.window_days, MINUTES_PER_DAY)
             days = windows_to_days(w.transpose(0, 2, 1, 3), offsets, xd.shape[0])
         days = days * self.std_[:, None] + self.mean_[:, None]
+        if self.clip:
+            lo = np.nan_to_num(self.range_[0], nan=-np.inf)[:, None]  # an empty channel: no bound
+            days = np.clip(days, lo, np.nan_to_num(self.range_[1], nan=np.inf)[:, None])
         return np.where(np.isnan(xd), days, xd)
