@@ -20,21 +20,12 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort import Cohort
+from wearbench.minutes import CHANNEL_NAMES, WORKOUTS
 from wearbench.sources.apple_health._dtd import APPLE_DTD
 
-#: The ten workout types used by the generator and the minute channels (most common on Apple Watch).
-WORKOUT_TYPES = (
-    "Walking",
-    "Running",
-    "Cycling",
-    "TraditionalStrengthTraining",
-    "FunctionalStrengthTraining",
-    "HighIntensityIntervalTraining",
-    "Yoga",
-    "Elliptical",
-    "Swimming",
-    "Other",
-)
+#: The seed's ten workout types (HKWorkoutActivityType names), in the order of the minute channels
+#: 9–18 of :mod:`wearbench.minutes`; the generator draws each workout's type uniformly from them.
+WORKOUT_TYPES: tuple[str, ...] = tuple(CHANNEL_NAMES[c] for c in WORKOUTS)
 #: Sleep layouts :func:`write_export` can write (``sleep=``).
 SLEEP_STYLES = ("stages", "asleep", "core")
 _Q = "HKQuantityTypeIdentifier"
