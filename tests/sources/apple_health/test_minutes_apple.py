@@ -1,5 +1,7 @@
 """Apple Health exports → the seed's 19 minute channels (hand-built, real fixtures, generated)."""
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -134,3 +136,20 @@ def test_generated_export_goes_through(tmp_path: Path) -> None:
     seg = hourly(zero_to_nan(d[keep]))
     assert seg.shape == (int(keep.sum()), 24, 38)
     assert report["days"] == d.shape[0]
+
+
+def test_generated_workouts_are_the_seeds_ten_types(tmp_path: Path) -> None:
+    # 60 days of seed 3: 25 workouts, drawn from the seed's ten types (channels 9-18)
+    cohort = wearbench.synth(n_users=1, n_days=60, seed=3, reference_users=0)
+    path = write_export(cohort, cohort.user_ids[0], tmp_path / "export.xml", seed=1, samples_per_day=100)
+    kinds = Counter(re.findall(r'workoutActivityType="HKWorkoutActivityType(\w+)"', path.read_text()))
+    assert set(kinds) <= set(CHANNEL_NAMES[9:19])
+    assert "Swimming" not in kinds
+    assert kinds["MixedMetabolicCardioTraining"] == 5
+    assert sum(kinds.values()) == 25
+    user, report = apple_health_minute_user(path)
+    workouts = {k: v for k, v in report["counts"].items() if k.startswith("workouts")}
+    assert workouts == {f"workouts: {k}": n for k, n in kinds.items()}  # none remapped to Other
+    mixed = CHANNEL_NAMES.index("MixedMetabolicCardioTraining")
+    assert mixed == 13
+    assert (user.values[:, mixed] == 1).sum() > 0

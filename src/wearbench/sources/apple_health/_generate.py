@@ -20,21 +20,12 @@ import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench.cohort import Cohort
+from wearbench.minutes import CHANNEL_NAMES, WORKOUTS
 from wearbench.sources.apple_health._dtd import APPLE_DTD
 
-#: The ten workout types used by the generator and the minute channels (most common on Apple Watch).
-WORKOUT_TYPES = (
-    "Walking",
-    "Running",
-    "Cycling",
-    "TraditionalStrengthTraining",
-    "FunctionalStrengthTraining",
-    "HighIntensityIntervalTraining",
-    "Yoga",
-    "Elliptical",
-    "Swimming",
-    "Other",
-)
+#: The seed's ten workout types (HKWorkoutActivityType names), in the order of the minute channels
+#: 9–18 of :mod:`wearbench.minutes`; the generator draws each workout's type uniformly from them.
+WORKOUT_TYPES: tuple[str, ...] = tuple(CHANNEL_NAMES[c] for c in WORKOUTS)
 #: Sleep layouts :func:`write_export` can write (``sleep=``).
 SLEEP_STYLES = ("stages", "asleep", "core")
 _Q = "HKQuantityTypeIdentifier"
@@ -75,8 +66,8 @@ class _Writer:
         )
 
 
-def _parts(total: float, n: int, rng: np.random.Generator, integer: bool) -> list[float]:
-    w = rng.dirichlet(np.full(n, 4.0))
+def _parts(total: float, n: int, rng: np.random.Generator, integer: bool, alpha: float = 4.0) -> list[float]:
+    w = rng.dirichlet(np.full(n, alpha))
     if not integer:
         return [float(x) for x in w * total]
     raw = np.floor(w * total).astype(int)
@@ -208,8 +199,10 @@ def _day(wr: _Writer, row: Any, rng: np.random.Generator, n: int, style: str) ->
         _steps(wr, day0, _v(row, "steps"), min(max(n // 12, 2), 30), rng)
     for name, col in (("ActiveEnergyBurned", "active_kcal"), ("BasalEnergyBurned", "bmr_kcal")):
         if _ok(_v(row, col)):
-            k = max(n // 12, 2) if col == "active_kcal" else 24
-            for j, v in enumerate(_parts(_v(row, col), k, rng, integer=False)):
+            # active: 144 ten-minute records, most of the day's total in a few active ones (as a
+            # Watch writes it: minute energy varies, so a worn day passes the seed's variance filter)
+            k, alpha = (144, 0.02) if col == "active_kcal" else (24, 4.0)
+            for j, v in enumerate(_parts(_v(row, col), k, rng, integer=False, alpha=alpha)):
                 s = day0 + j * 86400 / k
                 wr.record(_Q + name, _WATCH, "kcal", f"{v:.6f}", s, s + 86400 / k - 1)
     if _ok(_v(row, "sleep_minutes")) and _ok(_v(row, "sleep_efficiency")):
