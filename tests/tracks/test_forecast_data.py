@@ -34,7 +34,8 @@ def test_trajectory_spans_calendar_days_and_gap_days_are_nan() -> None:
     assert traj.start == np.datetime64("2024-01-01")
     assert traj.valid.tolist() == [True, True, False, False, True]
     assert traj.values.shape == (5 * 24, 19)
-    assert traj.values[0, 5] == 0.0 and traj.values[23, 5] == 23.0
+    assert traj.values[0, 5] == 0.0
+    assert traj.values[23, 5] == 23.0
     assert traj.values[24 + 7, 5] == 17.0  # day index 1, hour 7
     assert np.isnan(traj.values[48:96]).all()  # the two gap days
     assert traj.values[96 + 3, 5] == 23.0  # third retained day (index 2): 20 + 3
@@ -43,7 +44,8 @@ def test_trajectory_spans_calendar_days_and_gap_days_are_nan() -> None:
 
 def test_trajectory_of_a_user_without_days_is_empty() -> None:
     traj = trajectory(_user([]))
-    assert traj.values.shape == (0, 19) and traj.valid.size == 0
+    assert traj.values.shape == (0, 19)
+    assert traj.valid.size == 0
 
 
 def test_three_of_seven_rule_at_its_edge() -> None:
@@ -76,8 +78,11 @@ def test_cap_draws_sorted_and_seeded() -> None:
     a = draw_origins(cand, origin_rng(7, "u1"), cap=100)
     b = draw_origins(cand, origin_rng(7, "u1"), cap=100)
     c = draw_origins(cand, origin_rng(8, "u1"), cap=100)
-    assert a.size == 100 and np.array_equal(a, b) and not np.array_equal(a, c)
-    assert np.all(np.diff(a) > 0) and set(a.tolist()) <= set(cand.tolist())
+    assert a.size == 100
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert np.all(np.diff(a) > 0)
+    assert set(a.tolist()) <= set(cand.tolist())
     expected = np.sort(origin_rng(7, "u1").choice(cand, size=100, replace=False))
     assert np.array_equal(a, expected)
     assert draw_origins(cand[:5], origin_rng(7, "u1"), cap=100).tolist() == [3, 4, 5, 6, 7]
@@ -87,9 +92,11 @@ def test_cap_draws_sorted_and_seeded() -> None:
 def test_windows_history_is_padded_and_target_is_the_origin_days() -> None:
     traj = trajectory(_user(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"]))
     w = windows(traj, np.array([3]), horizon=24, history=72)
-    assert w.history.shape == (1, 72, 19) and w.target.shape == (1, 24, 19)
+    assert w.history.shape == (1, 72, 19)
+    assert w.target.shape == (1, 24, 19)
     assert w.origins.tolist() == [np.datetime64("2024-01-04")]
-    assert w.history[0, 0, 5] == 0.0 and w.history[0, -1, 5] == 23.0 + 20.0
+    assert w.history[0, 0, 5] == 0.0
+    assert w.history[0, -1, 5] == 23.0 + 20.0
     assert w.target[0, :, 5].tolist() == [30.0 + h for h in range(24)]
     w2 = windows(traj, np.array([3]), horizon=24, history=336)
     assert np.isnan(w2.history[0, : 336 - 72]).all()  # before the trajectory
@@ -101,6 +108,9 @@ def test_user_windows_counts_candidates_before_the_cap() -> None:
     dates = [str(np.datetime64("2024-01-01") + i) for i in range(20)]
     w, n_valid = user_windows(_user(dates), seed=0, horizon=24, cap=5)
     assert n_valid == 17  # origins 3..19
-    assert len(w) == 5 and w.participants.tolist() == ["u1"] * 5
+    assert len(w) == 5
+    assert w.participants.tolist() == ["u1"] * 5
     w48, n48 = user_windows(_user(dates), seed=0, horizon=48)
-    assert n48 == 16 and len(w48) == 16 and w48.target.shape == (16, 48, 19)
+    assert n48 == 16
+    assert len(w48) == 16
+    assert w48.target.shape == (16, 48, 19)

@@ -36,12 +36,16 @@ def test_reference_carries_back_then_uses_the_training_mean() -> None:
     h[0, 71, 0] = np.nan  # last day's hour 23 -> day before (hour 47)
     h[0, [23, 47, 71], 1] = np.nan  # hour 23 never observed -> training mean
     prof = carried_profile(h)
-    assert prof[0, 23, 0] == 47.0 and np.isnan(prof[0, 23, 1]) and prof[0, 5, 1] == 53.0
+    assert prof[0, 23, 0] == 47.0
+    assert np.isnan(prof[0, 23, 1])
+    assert prof[0, 5, 1] == 53.0
     train = np.full((3, 72, 19), 2.0)
     train[0, :, 1] = 8.0  # channel 1 mean (8 + 2 + 2) / 3 = 4
     ref = SeasonalNaive().fit(train, train[:, :24]).predict(h, 48)
-    assert ref[0, 23, 0] == 47.0 and ref[0, 47, 0] == 47.0
-    assert ref[0, 23, 1] == pytest.approx(4.0) and ref[0, 0, 1] == 48.0
+    assert ref[0, 23, 0] == 47.0
+    assert ref[0, 47, 0] == 47.0
+    assert ref[0, 23, 1] == pytest.approx(4.0)
+    assert ref[0, 0, 1] == 48.0
     assert np.isfinite(ref).all()
 
 
@@ -56,7 +60,8 @@ def test_lag_linear_recovers_a_seasonal_series() -> None:
     model = LagLinear().fit(hist, targ)
     pred = model.predict(hist, 24)
     assert np.abs(pred[..., :7] - targ[..., :7]).max() < 0.05
-    assert pred[..., 7:].min() >= 0.0 and pred[..., 7:].max() <= 1.0
+    assert pred[..., 7:].min() >= 0.0
+    assert pred[..., 7:].max() <= 1.0
     with pytest.raises(ValueError, match="horizon 24"):
         model.predict(hist, 48)
 
@@ -69,12 +74,14 @@ def test_lag_linear_is_nan_where_every_lag_is_missing_and_falls_back() -> None:
     probe[0, -24:, 2] = np.nan
     probe[0, 168:192, 2] = np.nan  # the weekly lags of the 24 target hours
     raw = model.predict(probe, 24)
-    assert np.isnan(raw[0, :, 2]).all() and np.isfinite(raw[0, :, [0, 1, 3]]).all()
+    assert np.isnan(raw[0, :, 2]).all()
+    assert np.isfinite(raw[0, :, [0, 1, 3]]).all()
     ref = np.full_like(raw, 7.0)
     scored = np.ones(raw.shape, dtype=bool)
     scored[0, :12, 2] = False
     filled, n_fb = with_fallback(raw, ref, scored)
-    assert n_fb == 12 and (filled[0, :, 2] == 7.0).all()
+    assert n_fb == 12
+    assert (filled[0, :, 2] == 7.0).all()
 
 
 def test_registry_and_protocol() -> None:

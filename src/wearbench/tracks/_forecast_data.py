@@ -129,10 +129,11 @@ def valid_origins(
     if n < span:
         return np.zeros(0, dtype=np.int64)
     csum = np.concatenate([[0], np.cumsum(v)])
-    d = np.arange(n - span + 1)
+    d: NDArray[np.int64] = np.arange(n - span + 1, dtype=np.int64)
     targets_ok = csum[d + span] - csum[d] == span
     prior = csum[d] - csum[np.maximum(d - prior_days, 0)]
-    return d[targets_ok & (prior >= min_prior_valid)].astype(np.int64)
+    kept: NDArray[np.int64] = d[targets_ok & (prior >= min_prior_valid)]
+    return kept
 
 
 def draw_origins(

@@ -138,7 +138,7 @@ class LagLinear:
             raise ValueError(f"the linear model forecasts at most {WEEK_HOURS} hours; got {horizon}")
         x = self._features(h, horizon)
         lags = x[..., :-1]
-        empty = np.isnan(lags).all(axis=-1)
+        empty: NDArray[np.bool_] = np.asarray(np.isnan(lags).all(axis=-1), dtype=bool)
         x[..., :-1] = np.where(np.isnan(lags), self.means_[None, None, :, None], lags)
         return x, empty
 
