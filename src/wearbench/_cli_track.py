@@ -1,8 +1,8 @@
 """Command line for OpenMHC's minute-level tracks: ``wearbench track ...``.
 
-Commands: synth-minutes, preprocess, impute, score. They only parse arguments; the work is one
-public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
-``tracks.run_imputation``, ``scoring.score_imputation_results``).
+Commands: synth-minutes, preprocess, impute, forecast, score. They only parse arguments; the work is
+one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
+``tracks.run_imputation``, ``tracks.run_forecast``, ``scoring.score_track_results``).
 """
 
 from __future__ import annotations
@@ -142,17 +142,54 @@ def impute_cmd(
 
 @track_group.command("score")
 @click.argument("results", type=click.Path(path_type=Path))
-@click.option("--baseline", default="locf", show_default=True, help="Reference method (skill 0).")
+@click.option("--baseline", default=None,
+              help="Reference method (skill 0); default locf or seasonal_naive by the track.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Skill table per scope, or JSON (skill, ci_low, ci_high, rank).")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap draws.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True, help="Replicates B.")
-def score_track_cmd(results: Path, baseline: str, fmt: str, seed: int, n_boot: int) -> None:
+def score_track_cmd(results: Path, baseline: str | None, fmt: str, seed: int, n_boot: int) -> None:
     """Skill score with participant-bootstrap 95% CIs and average rank, per method and scope."""
-    from wearbench.scoring import score_imputation_results, skill_table
+    from wearbench.scoring import score_track_results, skill_table
 
-    scored = score_imputation_results(results, baseline, seed=seed, n_boot=n_boot)
+    scored = score_track_results(results, baseline, seed=seed, n_boot=n_boot)
     click.echo(json.dumps(scored, indent=2) if fmt == "json" else skill_table(scored), nl=fmt == "json")
+
+
+@track_group.command("forecast")
+@click.option("--data", "data", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder.")
+@click.option("--methods", required=True, help="Comma-separated forecasting methods (seasonal_naive,linear).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="RESULTS folder to write.")
+@click.option("--horizon", type=click.Choice(["24", "48"]), default="24", show_default=True, help="Hours H.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Split and origins.")
+@click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
+@click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
+              show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def forecast_cmd(
+    data: Path,
+    methods: str,
+    out: Path,
+    horizon: str,
+    seed: int,
+    limit_users: int | None,
+    test_share: float,
+    quiet: bool,
+) -> None:
+    """Run the forecasting track on a minute cohort: split, origins, methods, per-participant errors."""
+    from wearbench.tracks import run_forecast
+
+    with _progress_bar("forecasting users", not quiet) as progress:
+        manifest = run_forecast(
+            data, _names(methods), out, seed, int(horizon), test_share=test_share,
+            limit_users=limit_users, progress=progress,
+        )  # fmt: skip
+    split = manifest["split"]
+    click.echo(
+        f"wrote {out}: {manifest['results']['rows']} error rows, {split['n_train']} train / "
+        f"{split['n_test']} test users ({split['train_windows']} / {split['test_windows']} windows), "
+        f"{manifest['seconds_total']:.1f} s"
+    )
 
 
 def _names(text: str) -> list[str]:

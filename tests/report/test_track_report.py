@@ -138,10 +138,11 @@ def test_channel_cells_are_mean_mae_of_the_results(page: str, results: Path) -> 
         assert float(c["data-mae"]) == sum(values) / len(values)
 
 
-def test_page_has_sections_and_one_inline_figure(page: str) -> None:
+def test_page_has_sections_and_two_inline_figures(page: str) -> None:
     for sid in ("skill", "rank", "channels", "figure"):
         assert f'<section id="track-t1-{sid}">' in page
-    assert page.count('src="data:image/png;base64,') == 1
+    # the skill figure and the example day (run_imputation writes example.npz)
+    assert page.count('src="data:image/png;base64,') == 2
     assert "<script" not in page
     assert "<link" not in page
 

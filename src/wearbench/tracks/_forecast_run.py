@@ -1,0 +1,266 @@
+"""The forecasting track end to end over a minute-cohort folder (seed 004, Track 3).
+
+:func:`run_forecast`: the seeded user-level split of the imputation track
+(:func:`~wearbench.tracks.split_users`); each user's hourly trajectory, valid origins and a seeded
+draw of at most 100 of them (:mod:`wearbench.tracks._forecast_data`); every method fitted on the
+training users' windows; each test user's windows forecast by every method, non-finite forecasts
+replaced by the seasonal-naive reference (counted), and scored per participant and channel. The
+RESULTS folder holds ``results.jsonl`` (one :class:`~wearbench.tracks.ForecastError` per line,
+sorted; byte-identical for a seed) and ``manifest.json`` (kind ``wearbench-forecast-results``:
+settings, split, origins, fallback rates, seconds per method, content hashes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wearbench._errors import WearbenchError
+from wearbench._jsonfile import read_json_object
+from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
+from wearbench.tracks._forecast_data import (
+    HISTORY_HOURS,
+    MAX_ORIGINS,
+    ForecastWindows,
+    check_horizon,
+    concat_forecast_windows,
+    user_forecast_windows,
+)
+from wearbench.tracks._forecast_models import (
+    FORECASTERS,
+    Forecaster,
+    SeasonalNaive,
+    make_forecaster,
+    seasonal_naive,
+    with_fallback,
+)
+from wearbench.tracks._forecast_score import ForecastError, score_forecast
+from wearbench.tracks._impute_run import RESULTS_FILE, RUN_MANIFEST, resolve_names, split_users
+from wearbench.tracks._pipeline import prepare_user
+
+#: ``kind`` of a forecasting RESULTS folder's manifest.
+FORECAST_RESULTS_KIND = "wearbench-forecast-results"
+#: The reference method, and the fallback of every other one.
+REFERENCE = "seasonal_naive"
+
+
+@dataclass
+class _Tally:
+    """Scored / fallback cells and seconds per method; origins per user."""
+
+    scored: int = 0
+    carried: int = 0
+    fallback: dict[str, int] = field(default_factory=dict)
+    fit_s: dict[str, float] = field(default_factory=dict)
+    predict_s: dict[str, float] = field(default_factory=dict)
+    origins: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def _windows_of(
+    path: Path, ids: Sequence[str], seed: int, horizon: int, history: int, cap: int, tally: _Tally,
+    step: Callable[[], None],
+) -> list[ForecastWindows]:  # fmt: skip
+    out = []
+    for uid in ids:
+        w, n_valid = user_forecast_windows(
+            prepare_user(read_minute_user(path, uid)), seed, horizon, history=history, cap=cap
+        )
+        tally.origins[uid] = {"valid": n_valid, "drawn": len(w)}
+        out.append(w)
+        step()
+    return out
+
+
+def _fit(
+    methods: Sequence[str], train: ForecastWindows, tally: _Tally
+) -> tuple[dict[str, Forecaster], SeasonalNaive]:
+    if len(train) == 0:
+        raise WearbenchError("the training users have no valid forecast origin to fit on")
+    models: dict[str, Forecaster] = {}
+    for name in methods:
+        t0 = time.perf_counter()
+        models[name] = make_forecaster(name).fit(train.history, train.target)
+        tally.fit_s[name] = time.perf_counter() - t0
+        tally.predict_s[name] = 0.0
+        tally.fallback[name] = 0
+    return models, SeasonalNaive().fit(train.history, train.target)
+
+
+def _score_user(
+    w: ForecastWindows, models: dict[str, Forecaster], reference: SeasonalNaive, horizon: int, tally: _Tally
+) -> list[ForecastError]:
+    """Every method on one test user's windows."""
+    scored = np.isfinite(w.target)
+    ref = reference.predict(w.history, horizon)
+    tally.scored += int(scored.sum())
+    tally.carried += int((np.isnan(seasonal_naive(w.history, horizon)) & scored).sum())
+    out: list[ForecastError] = []
+    for name, model in models.items():
+        t0 = time.perf_counter()
+        raw = model.predict(w.history, horizon)
+        tally.predict_s[name] += time.perf_counter() - t0
+        filled, n_fb = with_fallback(raw, ref, scored)
+        tally.fallback[name] += n_fb
+        out.extend(score_forecast(w.target, filled, w.participants, method=name))
+    return out
+
+
+def _results_bytes(errors: list[ForecastError], methods: Sequence[str]) -> bytes:
+    pos = {m: i for i, m in enumerate(methods)}
+    ordered = sorted(errors, key=lambda e: (pos[e.method], e.participant, e.channel))
+    return "".join(json.dumps(asdict(e), sort_keys=True, allow_nan=False) + "\n" for e in ordered).encode()
+
+
+def run_forecast(
+    cohort_dir: str | os.PathLike[str],
+    methods: Sequence[str],
+    out: str | os.PathLike[str],
+    seed: int = 0,
+    horizon: int = 24,
+    *,
+    test_share: float = 0.2,
+    history: int = HISTORY_HOURS,
+    max_origins: int = MAX_ORIGINS,
+    limit_users: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run the forecasting track on a minute cohort and write a RESULTS folder.
+
+    Args:
+        cohort_dir: Minute-cohort folder.
+        methods: Forecasting method names (keys of :data:`~wearbench.tracks.FORECASTERS`).
+        out: RESULTS folder to write (``results.jsonl`` + ``manifest.json``).
+        seed: Fixes the split and every origin draw, hence every byte of ``results.jsonl``.
+        horizon: ``H`` hours (24, or 48).
+        test_share: Share of users in the test split.
+        history: Hours of history a model sees (the seed: 336).
+        max_origins: Most origins per user (the seed: 100).
+        limit_users: Only the first ``limit_users`` users of the folder.
+        progress: Optional ``(users_done, users_total)`` callback.
+
+    Returns:
+        The manifest written to ``out/manifest.json``.
+
+    Raises:
+        UnknownNameError: For an unknown method (with close matches).
+        WearbenchError: For an unreadable cohort, fewer than 2 users, or no training window.
+        ValueError: For a horizon that is not a positive multiple of 24.
+    """
+    methods = resolve_names(methods, list(FORECASTERS), "forecasting method")
+    check_horizon(horizon)
+    path = Path(cohort_dir)
+    data_hash = read_minute_manifest(path).get("content_hash")
+    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
+    train_ids, test_ids = split_users(ids, seed, test_share)
+    done = [0]
+
+    def step() -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(done[0], len(ids))
+
+    t_start = time.perf_counter()
+    tally = _Tally()
+    train = concat_forecast_windows(
+        _windows_of(path, train_ids, seed, horizon, history, max_origins, tally, step), horizon, history
+    )
+    models, reference = _fit(methods, train, tally)
+    errors: list[ForecastError] = []
+    n_test_windows = 0
+    for w in _windows_of(path, test_ids, seed, horizon, history, max_origins, tally, step):
+        n_test_windows += len(w)
+        if len(w):
+            errors.extend(_score_user(w, models, reference, horizon, tally))
+    blob = _results_bytes(errors, methods)
+    n = tally.scored
+    manifest: dict[str, Any] = {
+        "kind": FORECAST_RESULTS_KIND,
+        "seed": seed,
+        "methods": list(methods),
+        "reference": REFERENCE,
+        "horizon": horizon,
+        "history": history,
+        "max_origins": max_origins,
+        "test_share": test_share,
+        "limit_users": limit_users,
+        "data": {"path": str(path), "content_hash": data_hash},
+        "split": {
+            "n_users": len(ids),
+            "n_train": len(train_ids),
+            "n_test": len(test_ids),
+            "train_windows": len(train),
+            "test_windows": n_test_windows,
+            "train": train_ids,
+            "test": test_ids,
+            "test_without_windows": [u for u in test_ids if tally.origins[u]["drawn"] == 0],
+        },
+        "origins": tally.origins,
+        "scored_hours": n,
+        "reference_carry_back": {"n": tally.carried, "rate": tally.carried / n if n else 0.0},
+        "fallback": {m: {"n": k, "rate": k / n if n else 0.0} for m, k in tally.fallback.items()},
+        "seconds": {m: {"fit": tally.fit_s[m], "predict": tally.predict_s[m]} for m in methods},
+        "seconds_total": time.perf_counter() - t_start,
+        "results": {"file": RESULTS_FILE, "rows": len(errors), "sha256": hashlib.sha256(blob).hexdigest()},
+    }
+    _write(Path(out), blob, manifest)
+    return manifest
+
+
+def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / RESULTS_FILE).write_bytes(blob)
+        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
+        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise WearbenchError(f"{out}: cannot write forecast results ({e})") from e
+
+
+def results_kind(path: str | os.PathLike[str]) -> str | None:
+    """The ``kind`` of a RESULTS folder's manifest (imputation or forecasting), or None.
+
+    Raises:
+        WearbenchError: If the folder has no readable manifest.
+    """
+    kind = read_json_object(
+        Path(path) / RUN_MANIFEST, missing="no track results (run `track impute` or `track forecast`)"
+    ).get("kind")
+    return kind if isinstance(kind, str) else None
+
+
+def read_forecast_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[ForecastError]]:
+    """Read a RESULTS folder written by :func:`run_forecast`.
+
+    Returns:
+        ``(manifest, errors)``.
+
+    Raises:
+        WearbenchError: Naming the file (and line) for a folder of another kind, a bad line, or a
+            SHA-256 that differs from the manifest.
+    """
+    folder = Path(path)
+    manifest = read_json_object(folder / RUN_MANIFEST, missing="no forecast results (run `track forecast`)")
+    if manifest.get("kind") != FORECAST_RESULTS_KIND:
+        raise WearbenchError(f"{folder / RUN_MANIFEST}: not forecast results (kind {manifest.get('kind')!r})")
+    file = folder / RESULTS_FILE
+    try:
+        blob = file.read_bytes()
+    except OSError as e:
+        raise WearbenchError(f"{file}: cannot read forecast results ({e})") from e
+    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
+        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
+    errors = []
+    for n, line in enumerate(blob.decode().splitlines(), start=1):
+        try:
+            errors.append(ForecastError(**json.loads(line)))
+        except (TypeError, ValueError) as e:
+            raise WearbenchError(f"{file}:{n}: not a forecast error record ({e})") from e
+    return manifest, errors
