@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -106,8 +107,14 @@ def test_auroc_cells_are_mean_auroc_of_the_results(cohort: Path, tmp_path: Path)
 
 def test_example_day_section_from_folder_and_from_store(cohort: Path, tmp_path: Path) -> None:
     _impute(cohort, tmp_path / "plain")
+    # a RESULTS folder without an example day (as written before run_imputation kept one)
+    (tmp_path / "plain" / "example.npz").unlink()
+    (tmp_path / "plain" / "runs.sqlite").unlink()  # it holds the example too
+    manifest = json.loads((tmp_path / "plain" / "manifest.json").read_text())
+    del manifest["example"]
+    (tmp_path / "plain" / "manifest.json").write_text(json.dumps(manifest))
     plain = _page([tmp_path / "plain"], tmp_path / "plain.html")
-    assert "track-t1-example" not in plain  # no example.npz: no section
+    assert '<section id="track-t1-example">' not in plain  # no example.npz: no section
     assert len(IMG.findall(plain)) == 1
     folder = tmp_path / "ex"
     folder.mkdir()
