@@ -22,10 +22,12 @@ from wearbench.minutes._channels import (
     Channel,
 )
 from wearbench.minutes._cohort import (
+    DAYS_PER_ROW_GROUP,
     MINUTE_MANIFEST,
     MinuteCohort,
     MinuteUser,
     check_minute_user,
+    iter_minute_user_chunks,
     iter_minute_users,
     load_minute_cohort,
     minute_user_ids,
@@ -45,6 +47,7 @@ __all__ = [
     "CHANNELS",
     "CHANNEL_NAMES",
     "CONTINUOUS",
+    "DAYS_PER_ROW_GROUP",
     "DEVICE_GROUPS",
     "FLIGHTS",
     "HOURS_PER_DAY",
@@ -60,6 +63,7 @@ __all__ = [
     "MinuteCohort",
     "MinuteUser",
     "check_minute_user",
+    "iter_minute_user_chunks",
     "iter_minute_users",
     "load_minute_cohort",
     "minute_user_ids",

@@ -10,7 +10,8 @@ channel named as :data:`~wearbench.minutes.CHANNEL_NAMES` holding that day's 144
 minutes (``fixed_size_list<float32>[1440]``), and ``non_wear`` (``fixed_size_list<bool>[1440]``).
 Why wide: a column's values are one contiguous float32 buffer, so reading a user is 19
 zero-copy views stacked once (no pivot or sort, as a long ``(date, channel)`` layout would
-need), a reader may load only some channels, and zstd compresses each channel on its own
+need), a reader may load only some channels, rows are grouped by 32 days (Parquet row groups,
+so a user can be read a month at a time), and zstd compresses each channel on its own
 (the sparse binary channels shrink to almost nothing). NaN is stored as a value, not a null,
 so NaN positions and bits round-trip exactly.
 
@@ -49,6 +50,9 @@ USERS_DIR = "users"
 _KIND = "wearbench-minute-cohort"
 _FORMAT_VERSION = 1
 _MAGIC = b"wearbench-minute-content/1\n"
+#: Days per Parquet row group of a user file: a reader can decode a user a month at a time
+#: (:func:`iter_minute_user_chunks`). Files written earlier with one row group read the same.
+DAYS_PER_ROW_GROUP = 32
 _PARQUET_OPTIONS: dict[str, Any] = {
     "version": "2.6",
     "compression": "zstd",
@@ -57,7 +61,7 @@ _PARQUET_OPTIONS: dict[str, Any] = {
     "write_statistics": False,
     "store_schema": True,
     "data_page_version": "1.0",
-    "row_group_size": 1 << 20,
+    "row_group_size": DAYS_PER_ROW_GROUP,
 }
 
 
@@ -258,6 +262,9 @@ def read_minute_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 def read_minute_user(path: str | os.PathLike[str], user_id: str, *, verify: bool = False) -> MinuteUser:
     """Read one user's minute days from a minute-cohort folder.
 
+    Decodes one row group (32 days) at a time into the dense arrays, so the peak is the dense
+    ``(n_days, 19, 1440)`` float32 array plus one row group, not a second copy of the user.
+
     Args:
         path: Folder written by :func:`write_minute_cohort`.
         user_id: The user to read.
@@ -267,19 +274,95 @@ def read_minute_user(path: str | os.PathLike[str], user_id: str, *, verify: bool
         WearbenchError: Naming the file and user, if the file is missing, unreadable, has the
             wrong columns or shapes, or (``verify``) its hash differs.
     """
+    pf, file = _open_user(path, user_id, verify)
+    n = pf.metadata.num_rows
+    dates = np.empty(n, dtype="datetime64[D]")
+    values = np.empty((n, N_CHANNELS, MINUTES_PER_DAY), dtype=np.float32)
+    non_wear = np.empty((n, MINUTES_PER_DAY), dtype=np.bool_)
+    pos = 0
+    for table in _day_tables(pf, file, user_id, max(n, 1)):
+        k = table.num_rows
+        if pos + k > n:
+            raise WearbenchError(f"{file}: user {user_id!r} has more rows than its metadata says ({n})")
+        dates[pos : pos + k], non_wear[pos : pos + k] = _table_dates(table), _non_wear(table, file, user_id)
+        for c, name in enumerate(CHANNEL_NAMES):
+            values[pos : pos + k, c, :] = _column_values(table, name, file, user_id)
+        pos += k
+    try:
+        return MinuteUser(user_id, dates[:pos], values[:pos], non_wear[:pos])
+    except WearbenchError as e:
+        raise WearbenchError(f"{file}: {e}") from e
+
+
+def iter_minute_user_chunks(
+    path: str | os.PathLike[str],
+    user_id: str,
+    *,
+    max_days: int = DAYS_PER_ROW_GROUP,
+    verify: bool = False,
+) -> Iterator[MinuteUser]:
+    """Yield one user's minute days in consecutive chunks of at most ``max_days`` days.
+
+    Only one Parquet row group (32 days in files written by :func:`write_minute_cohort`; a
+    whole user in older files) and one chunk are decoded at a time, so per-day work can run
+    with a small, fixed memory footprint. Each chunk is a :class:`MinuteUser` with the same
+    ``user_id``; chunks never span two row groups. Concatenating the chunks gives
+    :func:`read_minute_user`'s result.
+
+    Args:
+        path: Folder written by :func:`write_minute_cohort`.
+        user_id: The user to read.
+        max_days: Most days per chunk (>= 1).
+        verify: Also check the file's SHA-256 against the manifest (before the first chunk).
+
+    Raises:
+        WearbenchError: As :func:`read_minute_user`, also for dates that do not increase across
+            chunks, or ``max_days < 1``.
+    """
+    if max_days < 1:
+        raise WearbenchError(f"minute user {user_id!r}: max_days must be >= 1, got {max_days}")
+    pf, file = _open_user(path, user_id, verify)
+    last: np.datetime64 | None = None
+    for table in _day_tables(pf, file, user_id, max_days):
+        try:
+            chunk = _user_from_table(table, user_id, file)
+        except WearbenchError as e:
+            raise WearbenchError(f"{file}: {e}") from e
+        if last is not None and chunk.dates[0] <= last:
+            raise WearbenchError(f"{file}: minute user {user_id!r}: dates are not strictly increasing")
+        last = chunk.dates[-1]
+        yield chunk
+
+
+def _open_user(path: str | os.PathLike[str], user_id: str, verify: bool) -> tuple[pq.ParquetFile, Path]:
+    """The user's Parquet file opened (footer read, nothing decoded), after the checks."""
     file = user_file(path, user_id)
     if not file.is_file():
         raise WearbenchError(f"{file}: no minute data for user {user_id!r}")
     try:
         data = file.read_bytes()
-        table = pq.read_table(pa.BufferReader(data))
+        pf = pq.ParquetFile(pa.BufferReader(data))
     except (OSError, pa.ArrowException) as e:
         raise WearbenchError(f"{file}: cannot read minute data of user {user_id!r} ({e})") from e
     if verify:
         want = read_minute_manifest(path).get("files", {}).get(f"{USERS_DIR}/{user_id}.parquet")
         if want != hashlib.sha256(data).hexdigest():
             raise WearbenchError(f"{file}: SHA-256 differs from the manifest (user {user_id!r})")
-    return _user_from_table(table, user_id, file)
+    missing = [c for c in ("date", *CHANNEL_NAMES, "non_wear") if c not in pf.schema_arrow.names]
+    if missing:
+        raise WearbenchError(f"{file}: user {user_id!r} has no column {missing[0]!r}")
+    return pf, file
+
+
+def _day_tables(pf: pq.ParquetFile, file: Path, user_id: str, max_days: int) -> Iterator[pa.Table]:
+    """The file's rows, one row group at a time, sliced into tables of at most ``max_days`` rows."""
+    for i in range(pf.num_row_groups):
+        try:
+            table = pf.read_row_group(i, use_threads=False)
+        except (OSError, pa.ArrowException) as e:
+            raise WearbenchError(f"{file}: cannot read minute data of user {user_id!r} ({e})") from e
+        for start in range(0, table.num_rows, max_days):
+            yield table.slice(start, max_days)
 
 
 def _column_values(table: pa.Table, name: str, file: Path, user_id: str) -> np.ndarray:
@@ -293,22 +376,26 @@ def _column_values(table: pa.Table, name: str, file: Path, user_id: str) -> np.n
         raise WearbenchError(
             f"{file}: user {user_id!r} column {name!r} is not {MINUTES_PER_DAY} minutes a day"
         )
-    flat = col.values
+    flat = col.flatten()  # respects a slice's offset (``.values`` would not)
     return np.asarray(flat.to_numpy(zero_copy_only=False)).reshape(-1, MINUTES_PER_DAY)
+
+
+def _table_dates(table: pa.Table) -> npt.NDArray[np.datetime64]:
+    return np.asarray(table.column("date").to_numpy(), dtype="datetime64[D]")
+
+
+def _non_wear(table: pa.Table, file: Path, user_id: str) -> BoolArray:
+    return _column_values(table, "non_wear", file, user_id).astype(np.bool_)
 
 
 def _user_from_table(table: pa.Table, user_id: str, file: Path) -> MinuteUser:
     if "date" not in table.column_names:
         raise WearbenchError(f"{file}: user {user_id!r} has no column 'date'")
-    dates = np.asarray(table.column("date").to_numpy(), dtype="datetime64[D]")
+    dates = _table_dates(table)
     values = np.empty((dates.size, N_CHANNELS, MINUTES_PER_DAY), dtype=np.float32)
     for c, name in enumerate(CHANNEL_NAMES):
         values[:, c, :] = _column_values(table, name, file, user_id)
-    non_wear = _column_values(table, "non_wear", file, user_id).astype(np.bool_)
-    try:
-        return MinuteUser(user_id, dates, values, non_wear)
-    except WearbenchError as e:
-        raise WearbenchError(f"{file}: {e}") from e
+    return MinuteUser(user_id, dates, values, _non_wear(table, file, user_id))
 
 
 def minute_user_ids(path: str | os.PathLike[str]) -> list[str]:

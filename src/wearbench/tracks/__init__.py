@@ -90,7 +90,15 @@ from wearbench.tracks._masking import (
     temporal_slice_blocks,
     workout_gap,
 )
-from wearbench.tracks._pipeline import DayCounts, PreparedUser, prepare_user, preprocess_cohort
+from wearbench.tracks._pipeline import (
+    DayCounts,
+    HourlyUser,
+    PreparedUser,
+    hourly_user,
+    prepare_user,
+    preprocess_cohort,
+    user_day_counts,
+)
 from wearbench.tracks._preprocess import (
     MAX_NONWEAR_MINUTES,
     MIN_SLEEP_MINUTES,
@@ -143,6 +151,7 @@ __all__ = [
     "ForecastError",
     "ForecastWindows",
     "Forecaster",
+    "HourlyUser",
     "ImputationError",
     "ImputationScore",
     "Imputer",
@@ -172,6 +181,7 @@ __all__ = [
     "fold_patches",
     "forecast_windows",
     "hourly",
+    "hourly_user",
     "intensity_failure",
     "low_variance_filter",
     "make_forecaster",
@@ -202,6 +212,7 @@ __all__ = [
     "train_means",
     "trajectory",
     "unfold_patches",
+    "user_day_counts",
     "user_forecast_windows",
     "user_windows",
     "valid_origins",

@@ -4,7 +4,9 @@
 works on: the retained days (wear filter, then low-variance filter) with the zero-to-NaN rules
 applied, their dates, and a :class:`DayCounts` summary of how many days each rule dropped.
 :func:`preprocess_cohort` reads a minute-cohort folder one user at a time and returns the
-summaries only (the ``wearbench track preprocess`` report).
+summaries only (the ``wearbench track preprocess`` report). :func:`hourly_user` runs steps 1–4 on
+a user's file a row group (32 days) at a time: every step is per day, so the result equals the
+whole-user steps, with a small, fixed working set.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import numpy.typing as npt
 
-from wearbench.minutes import MinuteUser, iter_minute_users, minute_user_ids
+from wearbench.minutes import (
+    DAYS_PER_ROW_GROUP,
+    MinuteUser,
+    iter_minute_user_chunks,
+    minute_user_ids,
+)
+from wearbench.tracks._hourly import hourly
 from wearbench.tracks._preprocess import (
     MAX_NONWEAR_MINUTES,
     VARIANCE_THRESHOLDS,
@@ -66,6 +74,100 @@ class PreparedUser:
     counts: DayCounts
 
 
+@dataclass(frozen=True, eq=False)
+class HourlyUser:
+    """One user's retained-day flags and the hourly segments of the retained days (steps 1–4).
+
+    Attributes:
+        user_id: The user.
+        dates: ``datetime64[D]`` dates of all the user's days, shape ``(n_days,)``.
+        retained: Retained-day mask (wear, then low variance), shape ``(n_days,)`` bool.
+        segments: ``(n_retained, 24, 38)`` float32 hourly segments ``[V^T | M^T]`` of the retained
+            days after zero-to-NaN (M = 1 for missing; see :func:`~wearbench.tracks.hourly`).
+        counts: Days kept and dropped per rule.
+    """
+
+    user_id: str
+    dates: npt.NDArray[np.datetime64]
+    retained: npt.NDArray[np.bool_]
+    segments: npt.NDArray[np.float32]
+    counts: DayCounts
+
+
+def _retained(user: MinuteUser, max_nonwear: int, thresholds: Mapping[int, float]) -> tuple[np.ndarray, int]:
+    """(retained-day mask, wear-kept days) of one user or chunk."""
+    keep = wear_filter(user.non_wear, max_nonwear)
+    idx = np.flatnonzero(keep)
+    keep[idx] = low_variance_filter(user.values[idx], thresholds)
+    return keep, int(idx.size)
+
+
+def hourly_user(
+    path: str | os.PathLike[str],
+    user_id: str,
+    *,
+    max_nonwear: int = MAX_NONWEAR_MINUTES,
+    thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
+    chunk_days: int = DAYS_PER_ROW_GROUP,
+) -> HourlyUser:
+    """Steps 1–4 of one user of a minute-cohort folder, read and processed in day chunks.
+
+    Equal to ``retained_days`` then ``hourly(zero_to_nan(x[retained]))`` on the whole user (each
+    step is per day), but only one row group and one chunk of ``chunk_days`` days are in memory
+    besides the outputs (about 3.6 KiB per retained day). Weekly windows need the flags of all
+    days: ``weekly_windows(dates, result.retained)``.
+
+    Args:
+        path: Minute-cohort folder.
+        user_id: The user.
+        max_nonwear: Most non-wear minutes of a kept day (the seed: 720).
+        thresholds: Low-variance thresholds per channel (the seed's by default).
+        chunk_days: Most days processed at once.
+
+    Returns:
+        Dates and retained flags of all days, the retained days' hourly segments, the counts.
+
+    Raises:
+        WearbenchError: If the user's file is missing or unreadable.
+    """
+    dates, flags, segs, worn = [], [], [], 0
+    for chunk in iter_minute_user_chunks(path, user_id, max_days=chunk_days):
+        keep, n_worn = _retained(chunk, max_nonwear, thresholds)
+        dates.append(chunk.dates)
+        flags.append(keep)
+        segs.append(hourly(zero_to_nan(chunk.values[keep])))
+        worn += n_worn
+    retained = np.concatenate(flags) if flags else np.zeros(0, dtype=bool)
+    n, kept = int(retained.size), int(retained.sum())
+    counts = DayCounts(user_id, n, n - worn, worn - kept, kept)
+    return HourlyUser(
+        user_id,
+        np.concatenate(dates) if dates else np.zeros(0, dtype="datetime64[D]"),
+        retained,
+        np.concatenate(segs) if segs else np.zeros((0, 24, 38), dtype=np.float32),
+        counts,
+    )
+
+
+def user_day_counts(
+    path: str | os.PathLike[str],
+    user_id: str,
+    *,
+    max_nonwear: int = MAX_NONWEAR_MINUTES,
+    thresholds: Mapping[int, float] = VARIANCE_THRESHOLDS,
+) -> DayCounts:
+    """One user's :class:`DayCounts` (steps 1–2), read a row group at a time.
+
+    Raises:
+        WearbenchError: If the user's file is missing or unreadable.
+    """
+    n, worn, kept = 0, 0, 0
+    for chunk in iter_minute_user_chunks(path, user_id):
+        keep, n_worn = _retained(chunk, max_nonwear, thresholds)
+        n, worn, kept = n + keep.size, worn + n_worn, kept + int(keep.sum())
+    return DayCounts(user_id, n, n - worn, worn - kept, kept)
+
+
 def prepare_user(
     user: MinuteUser,
     *,
@@ -107,7 +209,7 @@ def preprocess_cohort(
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[DayCounts]:
-    """Per-user day counts of the preprocessing over a minute-cohort folder, one user at a time.
+    """Per-user day counts of the preprocessing over a minute-cohort folder, a row group at a time.
 
     Args:
         path: Minute-cohort folder (``wearbench track synth-minutes`` or a loader's output).
@@ -121,10 +223,8 @@ def preprocess_cohort(
     if limit_users is not None:
         total = min(total, limit_users)
     out: list[DayCounts] = []
-    for user in iter_minute_users(path):
-        if len(out) >= total:
-            break
-        out.append(prepare_user(user).counts)
+    for user_id in minute_user_ids(path)[:total]:
+        out.append(user_day_counts(path, user_id))
         if progress is not None:
             progress(len(out), total)
     return out
