@@ -25,9 +25,11 @@ Run: ``python benchmarks/minutes.py --users 4 --days 365`` (about 30 s on 2 core
 ``--cohort`` (e.g. ``--cohort --users 100 --days 365``, or ``--cohort --data DIR`` for an existing
 minute-cohort folder) runs both sides over a minute-cohort folder written by the project's
 synthetic minute generator (``sources.synthesize_minutes``): ours streams the users from the folder
-(``iter_minute_users``, then the same steps as above); the pandas reference is chunked per user as a
+(``hourly_user``, then ``weekly_windows``); the pandas reference is chunked per user as a
 careful user would do with a big cohort (``pd.read_parquet`` of one user's file, then the same
-long-format pandas code as above on that user). Each side runs once, in its own fresh subprocess,
+long-format pandas code as above on that user). Ours reads and processes each user in day chunks
+(``tracks.hourly_user``: one 32-day Parquet row group at a time; the weekly windows from the
+retained flags of all days). Each side runs once, in its own fresh subprocess,
 one after the other: time from that run, peak memory as the process's peak RSS (``ru_maxrss``),
 also given above the RSS after imports. Both write each user's outputs to ``.npz`` files (the same
 small cost on both sides), compared afterwards: retained masks and window starts exactly; the
@@ -54,9 +56,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wearbench.minutes import BINARY, CHANNEL_NAMES, HR, iter_minute_users, minute_user_ids, user_file
+from wearbench.minutes import BINARY, CHANNEL_NAMES, HR, minute_user_ids, user_file
 from wearbench.sources import synthesize_minutes
-from wearbench.tracks import VARIANCE_THRESHOLDS, hourly, retained_days, weekly_windows, zero_to_nan
+from wearbench.tracks import (
+    VARIANCE_THRESHOLDS,
+    hourly,
+    hourly_user,
+    retained_days,
+    weekly_windows,
+    zero_to_nan,
+)
 
 SUM_CHANNELS = (0, 1, 2, 3, 4, 6)
 
@@ -234,14 +243,13 @@ def _save(out: Path, i: int, retained: np.ndarray, seg: np.ndarray, starts: np.n
 
 
 def ours_folder(path: Path, out: Path) -> dict[str, Any]:
-    """Ours over a minute-cohort folder, streaming one user at a time."""
+    """Ours over a minute-cohort folder: one user at a time, each read and processed in day chunks."""
     n_days, n_ret, n_weeks = 0, 0, 0
-    for i, u in enumerate(iter_minute_users(path)):
-        days = u.dates.astype("datetime64[D]").astype(np.int64)
-        retained = retained_days(u.values, u.non_wear)
-        seg = hourly(zero_to_nan(u.values[retained]))
+    for i, user_id in enumerate(minute_user_ids(path)):
+        h = hourly_user(path, user_id)  # steps 1-4, a 32-day row group at a time
+        days, retained = h.dates.astype(np.int64), h.retained
         starts, _rows = weekly_windows(days, retained)
-        _save(out, i, retained, seg, starts)
+        _save(out, i, retained, h.segments, starts)
         n_days, n_ret, n_weeks = n_days + days.size, n_ret + int(retained.sum()), n_weeks + len(starts)
     return {"days": n_days, "retained": n_ret, "weeks": n_weeks}
 
