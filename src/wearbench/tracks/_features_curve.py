@@ -226,7 +226,7 @@ class CurveFPCA:
                 continue
             z = np.where(np.isfinite(b[rows, c, :]), b[rows, c, :], self.mean_[c]) - self.mean_[c]
             _, s, vt = np.linalg.svd(z, full_matrices=False)
-            k = min(self.n_components, int((s > 1e-10 * max(s[0], 1e-300)).sum()))
+            k = min(self.n_components, int((s > 1e-6 * max(s[0], 1e-300)).sum()))
             comps[c, :k] = vt[:k]
             evr[c, :k] = s[:k] ** 2 / max(float((s**2).sum()), 1e-300)
         self.components_ = comps

@@ -196,13 +196,13 @@ def _sleep(days: FloatArray) -> list[F64]:
 def _workouts(days: FloatArray) -> list[F64]:
     w = np.asarray(days[:, list(WORKOUTS), :], dtype=np.float64)
     ok = np.isfinite(w)
-    on = ok & (w > 0.5)
-    seen = ok.any(axis=-1)
+    on: NDArray[np.bool_] = np.asarray(ok & (w > 0.5))
+    seen: NDArray[np.bool_] = np.asarray(ok.any(axis=-1))
     out = [
         np.where(seen[:, k], on[:, k].sum(axis=-1), np.nan).astype(np.float64) for k in range(len(WORKOUTS))
     ]
-    any_on = on.any(axis=1)
-    any_seen = seen.any(axis=-1)
+    any_on: NDArray[np.bool_] = np.asarray(on.any(axis=1))
+    any_seen: NDArray[np.bool_] = np.asarray(seen.any(axis=-1))
     out.append(np.where(any_seen, any_on.sum(axis=-1), np.nan).astype(np.float64))
     out.append(np.where(any_seen, _runs(any_on), np.nan))
     return out
