@@ -168,8 +168,8 @@ def test_trend_slope_and_arima_against_statsmodels() -> None:
     assert trend_slope(np.array([[1.0, np.nan, 5.0, 7.0]]))[0] == pytest.approx(2.0)
     rng = np.random.default_rng(1)
     x = np.cumsum(rng.normal(size=60))
-    ref = autoreg(np.diff(x), lags=2, trend="n").fit()
     autoreg = pytest.importorskip("statsmodels.tsa.ar_model").AutoReg
+    ref = autoreg(np.diff(x), lags=2, trend="n").fit()
     got = arima210(x)
     assert got[:2] == pytest.approx(ref.params, abs=1e-10)
     assert got[2] == pytest.approx(ref.sigma2, rel=1e-10)
