@@ -94,6 +94,16 @@ class OutcomeTask:
     classes: tuple[str, ...] = ()
     unit: str = ""
 
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> OutcomeTask:
+        """From a manifest's task entry (extra keys ignored)."""
+        before = spec.get("before")
+        return cls(
+            str(spec["name"]), str(spec["domain"]), spec["kind"], str(spec.get("source", "")),
+            None if before is None else int(before), int(spec.get("after", 0)),
+            tuple(spec.get("classes", ())), str(spec.get("unit", "")),
+        )  # fmt: skip
+
     @property
     def metric(self) -> str:
         """The task's metric name (:data:`TASK_METRIC`)."""
