@@ -1,8 +1,8 @@
 """Command line for OpenMHC's minute-level tracks: ``wearbench track ...``.
 
-Commands: synth-minutes, preprocess, impute, forecast, score. They only parse arguments; the work is
+Commands: synth-minutes, preprocess, impute, forecast, predict, score. They only parse arguments; the work is
 one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
-``tracks.run_imputation``, ``tracks.run_forecast``, ``scoring.score_track_results``).
+``tracks.run_imputation``, ``tracks.run_forecast``, ``tracks.run_predict``, ``scoring.score_track_results``).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def impute_cmd(
 @track_group.command("score")
 @click.argument("results", type=click.Path(path_type=Path))
 @click.option("--baseline", default=None,
-              help="Reference method (skill 0); default locf or seasonal_naive by the track.")  # fmt: skip
+              help="Reference method (skill 0); default locf, seasonal_naive or linear.")  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Skill table per scope, or JSON (skill, ci_low, ci_high, rank).")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap draws.")
@@ -189,6 +189,35 @@ def forecast_cmd(
         f"wrote {out}: {manifest['results']['rows']} error rows, {split['n_train']} train / "
         f"{split['n_test']} test users ({split['train_windows']} / {split['test_windows']} windows), "
         f"{manifest['seconds_total']:.1f} s"
+    )
+
+
+@track_group.command("predict")
+@click.option("--data", "data", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder.")
+@click.option("--methods", required=True, help="Comma-separated outcome methods (linear).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="RESULTS folder to write.")
+@click.option("--tasks", default=None, help="Comma-separated tasks (default: every task the labels have).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Split.")
+@click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
+@click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
+              show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def predict_cmd(
+    data: Path, methods: str, out: Path, tasks: str | None, seed: int, limit_users: int | None,
+    test_share: float, quiet: bool,
+) -> None:  # fmt: skip
+    """Run the outcome-prediction track: labels, split, windows, methods, per-user predictions."""
+    from wearbench.tracks import run_predict
+
+    with _progress_bar("reading users", not quiet) as progress:
+        manifest = run_predict(
+            data, _names(methods), out, seed, _names(tasks) if tasks else None, test_share=test_share,
+            limit_users=limit_users, progress=progress,
+        )  # fmt: skip
+    split = manifest["split"]
+    click.echo(
+        f"wrote {out}: {manifest['results']['rows']} predictions, {len(manifest['tasks'])} tasks, "
+        f"{split['n_train']} train / {split['n_test']} test users, {manifest['seconds_total']:.1f} s"
     )
 
 

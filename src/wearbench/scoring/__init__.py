@@ -85,6 +85,7 @@ from wearbench.scoring._skill_forecast import (
     score_forecast_results,
     score_track_results,
 )
+from wearbench.scoring._skill_outcome import domain_rank, domain_skill, outcome_skill, score_outcome_results
 from wearbench.scoring._skill_tracks import (
     CHANNEL_CATEGORY,
     check_approach_names,
@@ -141,6 +142,8 @@ __all__ = [
     "collapse_binary",
     "compare_runs",
     "covered_items",
+    "domain_rank",
+    "domain_skill",
     "draw_matrix",
     "draw_weights",
     "extract_answer",
@@ -161,6 +164,7 @@ __all__ = [
     "mcnemar_exact",
     "metric_name",
     "normalize_answer",
+    "outcome_skill",
     "parse_number",
     "participant_ranks",
     "position_bias",
@@ -170,6 +174,7 @@ __all__ = [
     "score_forecast_results",
     "score_imputation_results",
     "score_item",
+    "score_outcome_results",
     "score_run",
     "score_runs",
     "score_skill",

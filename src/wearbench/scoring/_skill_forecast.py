@@ -22,8 +22,16 @@ from wearbench._errors import WearbenchError
 from wearbench.minutes import CHANNEL_NAMES
 from wearbench.scoring._skill import SkillErrors, binary_error
 from wearbench.scoring._skill_boot import SkillResult, forecast_scopes, score_skill
+from wearbench.scoring._skill_outcome import score_outcome_results
 from wearbench.scoring._skill_tracks import CHANNEL_CATEGORY, score_imputation_results
-from wearbench.tracks import FORECAST_RESULTS_KIND, ForecastError, read_forecast_results, results_kind
+from wearbench.tracks import (
+    FORECAST_RESULTS_KIND,
+    OUTCOME_REFERENCE,
+    OUTCOME_RESULTS_KIND,
+    ForecastError,
+    read_forecast_results,
+    results_kind,
+)
 
 #: The one "approach" of forecasting tasks.
 FORECAST_APPROACH = "forecast"
@@ -117,17 +125,20 @@ def score_forecast_results(
 def score_track_results(
     path: str | os.PathLike[str], baseline: str | None = None, *, seed: int = 0, n_boot: int = 1000
 ) -> dict[str, Any]:
-    """Score an imputation or forecasting RESULTS folder, chosen by its manifest's ``kind``.
+    """Score an imputation, forecasting or outcome RESULTS folder, chosen by its manifest's ``kind``.
 
     Args:
         path: RESULTS folder.
-        baseline: Reference method; None = the track's (``locf`` / ``seasonal_naive``).
+        baseline: Reference method; None = the track's (``locf`` / ``seasonal_naive`` / ``linear``).
         seed: Seed of the participant-draw matrix.
         n_boot: Bootstrap replicates.
 
     Returns:
         The skill JSON of :func:`score_forecast_results` or ``score_imputation_results``.
     """
-    if results_kind(path) == FORECAST_RESULTS_KIND:
+    kind = results_kind(path)
+    if kind == OUTCOME_RESULTS_KIND:
+        return score_outcome_results(path, baseline or OUTCOME_REFERENCE, seed=seed, n_boot=n_boot)
+    if kind == FORECAST_RESULTS_KIND:
         return score_forecast_results(path, baseline or FORECAST_BASELINE, seed=seed, n_boot=n_boot)
     return score_imputation_results(path, baseline or IMPUTATION_BASELINE, seed=seed, n_boot=n_boot)

@@ -1,0 +1,297 @@
+"""The outcome-prediction track end to end over a minute-cohort folder (seed 004, Track 1).
+
+:func:`run_predict`: the cohort's labels (:func:`~wearbench.tracks.cohort_labels`); the seeded
+user-level split of the other tracks (:func:`~wearbench.tracks.split_users`, over every user of the
+folder); each user's retained days (:func:`~wearbench.tracks.prepare_user`) turned into per-day
+features once per model, then pooled over each task's window; a participant enters a task iff it
+has the label and at least one retained day in the window. Every method fits one head per task on
+the included training users and predicts the included test users; a non-finite prediction is
+replaced by Linear's (the reference, always fitted) and counted. The RESULTS folder holds
+``predictions.jsonl`` (one :class:`OutcomePrediction` per line, sorted; byte-identical for a seed)
+and ``manifest.json`` (kind ``wearbench-outcome-results``: tasks, inclusion counts, split, fallback
+rates, seconds, content hashes). The skill score and its user bootstrap run at score time
+(:func:`wearbench.scoring.score_outcome_results`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from wearbench._errors import WearbenchError
+from wearbench._jsonfile import read_json_object
+from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
+from wearbench.tracks._impute_run import RUN_MANIFEST, resolve_names, split_users
+from wearbench.tracks._outcome_metrics import task_metric
+from wearbench.tracks._outcome_models import (
+    OUTCOME_MODELS,
+    PLANNED_OUTCOME_MODELS,
+    FloatArray,
+    fit_predict,
+)
+from wearbench.tracks._outcome_tasks import SYNTHETIC_TASKS, OutcomeTask, cohort_labels, window_mask
+from wearbench.tracks._pipeline import prepare_user
+
+#: ``kind`` of an outcome RESULTS folder's manifest.
+OUTCOME_RESULTS_KIND = "wearbench-outcome-results"
+#: Predictions file of an outcome RESULTS folder.
+PREDICTIONS_FILE = "predictions.jsonl"
+#: The reference method, and the fallback of every other one.
+OUTCOME_REFERENCE = "linear"
+
+
+@dataclass(frozen=True)
+class OutcomePrediction:
+    """One method's prediction for one test participant and task.
+
+    Attributes:
+        method: Method name.
+        task: Task name.
+        participant: User id.
+        label: The true label (binary 0/1, ordinal / class index, regression value).
+        prediction: P(1), an ordinal / regression score, or a class index.
+        fallback: True when the method gave no finite prediction and Linear's was used.
+    """
+
+    method: str
+    task: str
+    participant: str
+    label: float
+    prediction: float
+    fallback: bool
+
+
+def _resolve_methods(methods: Sequence[str]) -> tuple[str, ...]:
+    for name in methods:
+        if name in PLANNED_OUTCOME_MODELS:
+            raise WearbenchError(f"outcome method {name!r} is not built yet ({PLANNED_OUTCOME_MODELS[name]})")
+    return resolve_names(methods, list(OUTCOME_MODELS), "outcome method")
+
+
+def _user_features(
+    path: Path, uid: str, labels: Mapping[str, tuple[float, np.datetime64]], tasks: Mapping[str, OutcomeTask],
+    models: Sequence[str],
+) -> dict[str, dict[str, FloatArray]]:  # fmt: skip
+    """``{task: {model: (k,) features}}`` for the tasks the user is included in."""
+    prep = prepare_user(read_minute_user(path, uid))
+    per_day = {m: OUTCOME_MODELS[m].day_features(prep.days) for m in models}
+    out: dict[str, dict[str, FloatArray]] = {}
+    for name, (_, date) in labels.items():
+        keep = window_mask(prep.dates, date, tasks[name])
+        if keep.any():
+            out[name] = {m: OUTCOME_MODELS[m].pool(per_day[m][keep]) for m in models}
+    return out
+
+
+def _label_index(
+    labels: pd.DataFrame, tasks: Mapping[str, OutcomeTask]
+) -> dict[str, dict[str, tuple[float, Any]]]:
+    """``{user: {task: (value, date)}}`` for defined tasks (first row of a repeated user-task)."""
+    out: dict[str, dict[str, tuple[float, Any]]] = {}
+    users, names = labels["user_id"].astype(str), labels["task"].astype(str)
+    values, dates = labels["value"].to_numpy(dtype=float), labels["date"].astype(str)
+    for u, t, v, d in zip(users, names, values, dates, strict=True):
+        if t in tasks:
+            out.setdefault(u, {}).setdefault(t, (float(v), np.datetime64(d, "D")))
+    return out
+
+
+_Rows = dict[str, list[tuple[str, float, dict[str, FloatArray]]]]
+
+
+def _predict_task(
+    task: OutcomeTask, methods: Sequence[str], rows: _Rows
+) -> tuple[dict[str, FloatArray], FloatArray, list[str], dict[str, float]]:
+    """Predictions per method (fallback applied), test labels and ids, fit seconds."""
+    train, test = rows["train"], rows["test"]
+    y_train = np.array([r[1] for r in train], dtype=float)
+    preds: dict[str, FloatArray] = {}
+    seconds: dict[str, float] = {}
+    for m in dict.fromkeys([OUTCOME_REFERENCE, *methods]):
+        t0 = time.perf_counter()
+        x_train = np.stack([r[2][m] for r in train]) if train else np.zeros((0, 0))
+        x_test = np.stack([r[2][m] for r in test])
+        preds[m] = fit_predict(task.kind, x_train, y_train, x_test)
+        seconds[m] = time.perf_counter() - t0
+    return preds, np.array([r[1] for r in test], dtype=float), [r[0] for r in test], seconds
+
+
+def run_predict(
+    cohort_dir: str | os.PathLike[str],
+    methods: Sequence[str],
+    out: str | os.PathLike[str],
+    seed: int = 0,
+    tasks: Sequence[str] | None = None,
+    *,
+    task_defs: Mapping[str, OutcomeTask] = SYNTHETIC_TASKS,
+    test_share: float = 0.2,
+    limit_users: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run the outcome-prediction track on a minute cohort and write a RESULTS folder.
+
+    Args:
+        cohort_dir: Minute-cohort folder (with ``labels.csv``, or synthetic).
+        methods: Outcome method names (keys of :data:`~wearbench.tracks.OUTCOME_MODELS`).
+        out: RESULTS folder to write (``predictions.jsonl`` + ``manifest.json``).
+        seed: Fixes the split, hence every byte of ``predictions.jsonl``.
+        tasks: Task names; None = every defined task the labels have.
+        task_defs: Task definitions by name (default :data:`~wearbench.tracks.SYNTHETIC_TASKS`).
+        test_share: Share of users in the test split.
+        limit_users: Only the first ``limit_users`` users of the folder.
+        progress: Optional ``(users_done, users_total)`` callback.
+
+    Returns:
+        The manifest written to ``out/manifest.json``.
+
+    Raises:
+        UnknownNameError: For an unknown method or task.
+        WearbenchError: For a planned-only method, an unreadable cohort, no labels, or fewer than
+            2 users.
+    """
+    methods = _resolve_methods(methods)
+    path = Path(cohort_dir)
+    data_hash = read_minute_manifest(path).get("content_hash")
+    labels, origin = cohort_labels(path)
+    present = [t for t in task_defs if t in set(labels["task"])]
+    chosen = resolve_names(list(tasks), present, "outcome task") if tasks is not None else tuple(present)
+    defs = {t: task_defs[t] for t in chosen}
+    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
+    train_ids, test_ids = split_users(ids, seed, test_share)
+    side = dict.fromkeys(train_ids, "train") | dict.fromkeys(test_ids, "test")
+    index = _label_index(labels, defs)
+    models = list(dict.fromkeys([OUTCOME_REFERENCE, *methods]))
+    t_start = time.perf_counter()
+    rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]] = {
+        t: {"train": [], "test": []} for t in defs
+    }
+    for i, uid in enumerate(ids):
+        user_labels = index.get(uid, {})
+        if user_labels:
+            for name, feats in _user_features(path, uid, user_labels, defs, models).items():
+                rows[name][side[uid]].append((uid, user_labels[name][0], feats))
+        if progress is not None:
+            progress(i + 1, len(ids))
+    t_features = time.perf_counter() - t_start
+    records, summary = _predict_all(defs, methods, rows)
+    blob = _predictions_bytes(records, methods)
+    manifest: dict[str, Any] = {
+        "kind": OUTCOME_RESULTS_KIND,
+        "seed": seed,
+        "methods": list(methods),
+        "reference": OUTCOME_REFERENCE,
+        "test_share": test_share,
+        "limit_users": limit_users,
+        "data": {"path": str(path), "content_hash": data_hash},
+        "labels": origin,
+        "tasks": {t: {**asdict(d), "metric": d.metric, **summary["tasks"][t]} for t, d in defs.items()},
+        "split": {
+            "n_users": len(ids),
+            "n_train": len(train_ids),
+            "n_test": len(test_ids),
+            "train": train_ids,
+            "test": test_ids,
+        },
+        "fallback": summary["fallback"],
+        "seconds": {"features": t_features, "fit_predict": summary["seconds"]},
+        "seconds_total": time.perf_counter() - t_start,
+        "results": {
+            "file": PREDICTIONS_FILE,
+            "rows": len(records),
+            "sha256": hashlib.sha256(blob).hexdigest(),
+        },
+    }
+    _write(Path(out), blob, manifest)
+    return manifest
+
+
+def _predict_all(
+    defs: Mapping[str, OutcomeTask], methods: Sequence[str],
+    rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]],
+) -> tuple[list[OutcomePrediction], dict[str, Any]]:  # fmt: skip
+    """Every method on every task; the per-task summary, fallback counts and seconds."""
+    records: list[OutcomePrediction] = []
+    n_fb = dict.fromkeys(methods, 0)
+    n_all = dict.fromkeys(methods, 0)
+    seconds = dict.fromkeys(methods, 0.0)
+    tasks: dict[str, dict[str, Any]] = {}
+    for name, task in defs.items():
+        r = rows[name]
+        tasks[name] = {"n_train": len(r["train"]), "n_test": len(r["test"]), "reference_metric": None}
+        if not r["test"]:
+            continue
+        preds, y, who, secs = _predict_task(task, methods, r)
+        ref = preds[OUTCOME_REFERENCE]
+        tasks[name]["reference_metric"] = _finite_or_none(task_metric(task.kind, y, ref))
+        for m in methods:
+            bad = ~np.isfinite(preds[m])
+            filled = np.where(bad, ref, preds[m])
+            n_fb[m] += int(bad.sum())
+            n_all[m] += len(y)
+            seconds[m] += secs[m]
+            records.extend(
+                OutcomePrediction(m, name, u, float(v), float(p), bool(b))
+                for u, v, p, b in zip(who, y, filled, bad, strict=True)
+            )
+    fallback = {m: {"n": n_fb[m], "rate": n_fb[m] / n_all[m] if n_all[m] else 0.0} for m in methods}
+    return records, {"tasks": tasks, "fallback": fallback, "seconds": seconds}
+
+
+def _finite_or_none(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _predictions_bytes(records: list[OutcomePrediction], methods: Sequence[str]) -> bytes:
+    pos = {m: i for i, m in enumerate(methods)}
+    ordered = sorted(records, key=lambda r: (pos[r.method], r.task, r.participant))
+    return "".join(json.dumps(asdict(r), sort_keys=True, allow_nan=False) + "\n" for r in ordered).encode()
+
+
+def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / PREDICTIONS_FILE).write_bytes(blob)
+        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
+        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise WearbenchError(f"{out}: cannot write outcome results ({e})") from e
+
+
+def read_outcome_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[OutcomePrediction]]:
+    """Read a RESULTS folder written by :func:`run_predict`.
+
+    Returns:
+        ``(manifest, predictions)``.
+
+    Raises:
+        WearbenchError: Naming the file (and line) for a folder of another kind, a bad line, or a
+            SHA-256 that differs from the manifest.
+    """
+    folder = Path(path)
+    manifest = read_json_object(folder / RUN_MANIFEST, missing="no outcome results (run `track predict`)")
+    if manifest.get("kind") != OUTCOME_RESULTS_KIND:
+        raise WearbenchError(f"{folder / RUN_MANIFEST}: not outcome results (kind {manifest.get('kind')!r})")
+    file = folder / PREDICTIONS_FILE
+    try:
+        blob = file.read_bytes()
+    except OSError as e:
+        raise WearbenchError(f"{file}: cannot read outcome predictions ({e})") from e
+    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
+        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
+    out = []
+    for n, line in enumerate(blob.decode().splitlines(), start=1):
+        try:
+            out.append(OutcomePrediction(**json.loads(line)))
+        except (TypeError, ValueError) as e:
+            raise WearbenchError(f"{file}:{n}: not an outcome prediction record ({e})") from e
+    return manifest, out
