@@ -12,8 +12,10 @@ mean, i.e. 0 after standardisation):
 
 Models: ``linear`` (the reference): per retained hourly segment ``(24, 38)``, the ``nanmean`` and
 ``nanstd`` over the 24 hours of each of the 19 channels (38 dims; NaN at missing hours), averaged
-(``nanmean``) over the participant's segments in the window. ``xgboost``, ``multirocket`` and
-``grud`` are named in :data:`PLANNED_OUTCOME_MODELS` and not built yet.
+(``nanmean``) over the participant's segments in the window. ``multirocket``
+(:mod:`~wearbench.tracks._outcome_rocket`: MultiRocket + PCA -> 50 fitted per task on the training
+participants, then these heads) and ``grud`` (:mod:`~wearbench.tracks._outcome_grud`: PyPOTS GRU-D
+on weekly tensors, its own head) keep every window day (``stack_days``) and bring a ``head``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import numpy.typing as npt
 from wearbench._errors import WearbenchError
 from wearbench.minutes import N_CHANNELS
 from wearbench.tracks._hourly import hourly
+from wearbench.tracks._outcome_grud import GRUDModel
+from wearbench.tracks._outcome_rocket import MultiRocketFeatures, hourly_values, stack_days
 
 FloatArray = npt.NDArray[np.float64]
 #: Ridge / logistic L2 penalty on standardised features.
@@ -36,8 +40,6 @@ RIDGE_ALPHA = 1.0
 #: Models named by the seed that are not built yet (the run refuses them with this note).
 PLANNED_OUTCOME_MODELS: dict[str, str] = {
     "xgboost": "hand-crafted features (tracks/_features.py, helper feat) + xgboost-cpu",
-    "multirocket": "aeon MultiRocket + PCA -> 50",
-    "grud": "PyPOTS GRU-D on the weekly tensors",
 }
 
 
@@ -181,17 +183,48 @@ class OutcomeModel:
     Attributes:
         name: Method name.
         day_features: ``(n, 19, 1440)`` days → ``(n, k)`` per-day features (computed once per user).
-        pool: ``(n_window, k)`` per-day features of the days in a window → ``(k,)`` participant.
+        pool: ``(n_window, k)`` per-day features of the days in a window → ``(k,)`` participant
+            (or any array a ``head`` takes).
+        dated: Prepend the day number (days since 1970-01-01) to each per-day row as column 0.
+        head: ``(kind, train participants, y_train, test participants) -> (n_test,)`` predictions
+            when the model fits its own representation or head; None = :func:`fit_predict` on the
+            stacked pooled features.
     """
 
     name: str
     day_features: Callable[[npt.NDArray[np.float32]], FloatArray]
     pool: Callable[[FloatArray], FloatArray]
+    dated: bool = False
+    head: Callable[[str, list[FloatArray], FloatArray, list[FloatArray]], FloatArray] | None = None
+
+    def predict(
+        self, kind: str, xs_train: list[FloatArray], y_train: FloatArray, xs_test: list[FloatArray]
+    ) -> FloatArray:
+        """Fit on the training participants' pooled features and predict the test ones (``(n_test,)``)."""
+        if self.head is not None:
+            return self.head(kind, xs_train, y_train, xs_test)
+        x_train = np.stack(xs_train) if xs_train else np.zeros((0, 0))
+        return fit_predict(kind, x_train, y_train, np.stack(xs_test))
+
+
+def _rocket_head(
+    kind: str, xs_train: list[FloatArray], y: FloatArray, xs_test: list[FloatArray]
+) -> FloatArray:
+    """MultiRocket + PCA features (default settings), then the Linear heads."""
+    if len(y) < 2:
+        return np.full(len(xs_test), math.nan)
+    return fit_predict(kind, *_with_y(MultiRocketFeatures().train_test(xs_train, xs_test), y))
+
+
+def _with_y(pair: tuple[FloatArray, FloatArray], y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    return pair[0], y, pair[1]
 
 
 #: Built outcome models, keyed by name.
 OUTCOME_MODELS: dict[str, OutcomeModel] = {
     "linear": OutcomeModel("linear", segment_summary, linear_features),
+    "multirocket": OutcomeModel("multirocket", hourly_values, stack_days, head=_rocket_head),
+    "grud": OutcomeModel("grud", hourly_values, stack_days, dated=True, head=GRUDModel().fit_predict),
 }
 
 

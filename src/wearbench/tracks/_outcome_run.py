@@ -37,7 +37,6 @@ from wearbench.tracks._outcome_models import (
     OUTCOME_MODELS,
     PLANNED_OUTCOME_MODELS,
     FloatArray,
-    fit_predict,
 )
 from wearbench.tracks._outcome_tasks import SYNTHETIC_TASKS, OutcomeTask, cohort_labels, window_mask
 from wearbench.tracks._pipeline import prepare_user
@@ -84,7 +83,9 @@ def _user_features(
 ) -> dict[str, dict[str, FloatArray]]:  # fmt: skip
     """``{task: {model: (k,) features}}`` for the tasks the user is included in."""
     prep = prepare_user(read_minute_user(path, uid))
+    day_no = prep.dates.astype("datetime64[D]").astype(np.int64).astype(float)[:, None]
     per_day = {m: OUTCOME_MODELS[m].day_features(prep.days) for m in models}
+    per_day = {m: np.hstack([day_no, f]) if OUTCOME_MODELS[m].dated else f for m, f in per_day.items()}
     out: dict[str, dict[str, FloatArray]] = {}
     for name, (_, date) in labels.items():
         keep = window_mask(prep.dates, date, tasks[name])
@@ -119,9 +120,8 @@ def _predict_task(
     seconds: dict[str, float] = {}
     for m in dict.fromkeys([OUTCOME_REFERENCE, *methods]):
         t0 = time.perf_counter()
-        x_train = np.stack([r[2][m] for r in train]) if train else np.zeros((0, 0))
-        x_test = np.stack([r[2][m] for r in test])
-        preds[m] = fit_predict(task.kind, x_train, y_train, x_test)
+        xs_train, xs_test = [r[2][m] for r in train], [r[2][m] for r in test]
+        preds[m] = OUTCOME_MODELS[m].predict(task.kind, xs_train, y_train, xs_test)
         seconds[m] = time.perf_counter() - t0
     return preds, np.array([r[1] for r in test], dtype=float), [r[0] for r in test], seconds
 
