@@ -62,7 +62,8 @@ def test_multirocket_beats_chance_and_pca_sees_train_only() -> None:
     feats = MultiRocketFeatures(n_kernels=84, seed=3)
     a_tr, a_te = feats.train_test(xs_tr[:40], xs_te)
     b_tr, _ = feats.train_test(xs_tr[:40], [x * 100.0 for x in xs_te[:3]])
-    assert a_tr.shape == (40, 39) and a_te.shape == (30, 39)  # rank of 40 centred rows
+    assert a_tr.shape == (40, 39)  # the rank of 40 centred rows
+    assert a_te.shape == (30, 39)
     np.testing.assert_array_equal(a_tr, b_tr)  # test participants never reach the fit
     np.testing.assert_allclose(a_tr.mean(axis=0), 0.0, atol=1e-8)  # centred on train
 
@@ -79,7 +80,7 @@ def test_multirocket_seeded() -> None:
 
 def test_multirocket_without_aeon(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "aeon.transformations.collection.convolution_based", None)
-    xs, y = _participants(4, 1, 0)
+    xs, _ = _participants(4, 1, 0)
     with pytest.raises(WearbenchError, match=r"multirocket.*aeon.*\[tracks\]"):
         MultiRocketFeatures().train_test(xs, xs)
 
