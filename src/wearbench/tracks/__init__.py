@@ -119,6 +119,7 @@ from wearbench.tracks._masking import (
     temporal_slice_blocks,
     workout_gap,
 )
+from wearbench.tracks._outcome_grud import GRUDModel
 from wearbench.tracks._outcome_metrics import accuracy, auprc, pearson, spearman, task_metric
 from wearbench.tracks._outcome_models import (
     OUTCOME_MODELS,
@@ -126,9 +127,12 @@ from wearbench.tracks._outcome_models import (
     Head,
     OutcomeModel,
     fit_predict,
+    grud_model,
     linear_features,
+    rocket_model,
     segment_summary,
 )
+from wearbench.tracks._outcome_rocket import SEED_KERNELS, MultiRocketFeatures
 from wearbench.tracks._outcome_run import (
     OUTCOME_REFERENCE,
     OUTCOME_RESULTS_KIND,
@@ -216,6 +220,7 @@ __all__ = [
     "RESULTS_FILE",
     "RESULTS_KIND",
     "RUN_MANIFEST",
+    "SEED_KERNELS",
     "SUM_CHANNELS",
     "SYNTHETIC_TASKS",
     "TASK_METRIC",
@@ -232,6 +237,7 @@ __all__ = [
     "ForecastError",
     "ForecastWindows",
     "Forecaster",
+    "GRUDModel",
     "Head",
     "HourlyUser",
     "ImputationError",
@@ -242,6 +248,7 @@ __all__ = [
     "LearnedModel",
     "LearnedSettings",
     "MaskingApproach",
+    "MultiRocketFeatures",
     "OutcomeModel",
     "OutcomePrediction",
     "OutcomeTask",
@@ -278,6 +285,7 @@ __all__ = [
     "fold_patches",
     "forecast_windows",
     "fpca_names",
+    "grud_model",
     "hourly",
     "hourly_user",
     "intensity_failure",
@@ -300,6 +308,7 @@ __all__ = [
     "resolve_names",
     "results_kind",
     "retained_days",
+    "rocket_model",
     "rowwise_corr",
     "run_forecast",
     "run_imputation",

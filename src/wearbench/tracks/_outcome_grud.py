@@ -3,7 +3,8 @@
 Per participant, the retained days in the task window (hourly values with their day numbers: the
 rows of :func:`~wearbench.tracks._outcome_rocket.hourly_values` with the day number prepended by
 the run, ``OutcomeModel.dated``) become weekly windows (:func:`~wearbench.tracks.weekly_windows`: 7
-calendar days, >= 5 retained, stride ``week_stride``, default 7 = the seed's released index) and
+calendar days, >= 5 retained, stride ``week_stride``: default 1, the seed's text; the latest
+``max_weeks`` kept) and
 ``(168, 19)`` tensors of the hourly values (NaN = missing hour; GRU-D's decay uses the mask and the
 time since the last observation). Values are standardised per channel with the training weeks'
 observed mean and SD. A participant with no qualifying week gets no prediction (NaN: the run
@@ -42,7 +43,7 @@ import numpy.typing as npt
 
 from wearbench._errors import WearbenchError
 from wearbench.minutes import HOURS_PER_DAY, N_CHANNELS
-from wearbench.tracks._weekly import stack_weeks, weekly_windows
+from wearbench.tracks._weekly import WEEK_STRIDE, stack_weeks, weekly_windows
 
 FloatArray = npt.NDArray[np.float64]
 #: GRU-D hidden size (the seed's 64-dim hidden state).
@@ -55,7 +56,7 @@ REGRESSION_BINS = 5
 MAX_WEEKS = 8
 
 
-def participant_weeks(rows: FloatArray, stride: int = 7, max_weeks: int = MAX_WEEKS) -> FloatArray:
+def participant_weeks(rows: FloatArray, stride: int = WEEK_STRIDE, max_weeks: int = MAX_WEEKS) -> FloatArray:
     """Weekly ``(168, 19)`` tensors of one participant (the last ``max_weeks`` qualifying weeks).
 
     Args:
@@ -133,7 +134,7 @@ class GRUDModel:
     seed: int = 0
     n_threads: int | None = 1
     n_bins: int = REGRESSION_BINS
-    week_stride: int = 7
+    week_stride: int = WEEK_STRIDE
     max_weeks: int = MAX_WEEKS
 
     def fit_predict(

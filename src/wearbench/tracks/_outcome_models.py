@@ -207,24 +207,35 @@ class OutcomeModel:
         return fit_predict(kind, x_train, y_train, np.stack(xs_test))
 
 
-def _rocket_head(
-    kind: str, xs_train: list[FloatArray], y: FloatArray, xs_test: list[FloatArray]
-) -> FloatArray:
-    """MultiRocket + PCA features (default settings), then the Linear heads."""
-    if len(y) < 2:
-        return np.full(len(xs_test), math.nan)
-    return fit_predict(kind, *_with_y(MultiRocketFeatures().train_test(xs_train, xs_test), y))
+def rocket_model(features: MultiRocketFeatures | None = None) -> OutcomeModel:
+    """The ``multirocket`` model: MultiRocket + PCA features (default: 924 kernels), Linear heads.
+
+    Args:
+        features: Its settings, e.g. ``MultiRocketFeatures(n_kernels=SEED_KERNELS, seed=1)``.
+    """
+    feats = features if features is not None else MultiRocketFeatures()
+
+    def head(kind: str, xs_train: list[FloatArray], y: FloatArray, xs_test: list[FloatArray]) -> FloatArray:
+        if len(y) < 2:
+            return np.full(len(xs_test), math.nan)
+        x_train, x_test = feats.train_test(xs_train, xs_test)
+        return fit_predict(kind, x_train, y, x_test)
+
+    return OutcomeModel("multirocket", hourly_values, stack_days, head=head)
 
 
-def _with_y(pair: tuple[FloatArray, FloatArray], y: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    return pair[0], y, pair[1]
+def grud_model(model: GRUDModel | None = None) -> OutcomeModel:
+    """The ``grud`` model: PyPOTS GRU-D on weekly tensors (``model``: its settings)."""
+    net = model if model is not None else GRUDModel()
+    return OutcomeModel("grud", hourly_values, stack_days, dated=True, head=net.fit_predict)
 
 
-#: Built outcome models, keyed by name.
+#: Built outcome models, keyed by name (replace an entry to change its settings, e.g.
+#: ``OUTCOME_MODELS["multirocket"] = rocket_model(MultiRocketFeatures(n_kernels=6216))``).
 OUTCOME_MODELS: dict[str, OutcomeModel] = {
     "linear": OutcomeModel("linear", segment_summary, linear_features),
-    "multirocket": OutcomeModel("multirocket", hourly_values, stack_days, head=_rocket_head),
-    "grud": OutcomeModel("grud", hourly_values, stack_days, dated=True, head=GRUDModel().fit_predict),
+    "multirocket": rocket_model(),
+    "grud": grud_model(),
 }
 
 
