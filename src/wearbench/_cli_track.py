@@ -120,7 +120,6 @@ def impute_cmd(
 
     Learned methods need the [learn] extra (PyPOTS, torch).
     """
-    from wearbench.runner import record_track_results
     from wearbench.tracks import MASKING_APPROACHES, LearnedSettings, run_imputation
 
     chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
@@ -136,8 +135,7 @@ def impute_cmd(
         f"{split['n_test']} test users ({split['train_days']} / {split['test_days']} retained days), "
         f"{manifest['seconds_total']:.1f} s"
     )
-    run_id = record_track_results(out, store)
-    click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
+    _record(out, store)
 
 
 @track_group.command("score")
@@ -165,6 +163,8 @@ def score_track_cmd(results: Path, baseline: str | None, fmt: str, seed: int, n_
 @click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--store", "store", type=click.Path(path_type=Path), default=None,
+              help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def forecast_cmd(
     data: Path,
@@ -174,6 +174,7 @@ def forecast_cmd(
     seed: int,
     limit_users: int | None,
     test_share: float,
+    store: Path | None,
     quiet: bool,
 ) -> None:
     """Run the forecasting track on a minute cohort: split, origins, methods, per-participant errors."""
@@ -190,6 +191,7 @@ def forecast_cmd(
         f"{split['n_test']} test users ({split['train_windows']} / {split['test_windows']} windows), "
         f"{manifest['seconds_total']:.1f} s"
     )
+    _record(out, store)
 
 
 @track_group.command("predict")
@@ -201,10 +203,12 @@ def forecast_cmd(
 @click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--store", "store", type=click.Path(path_type=Path), default=None,
+              help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def predict_cmd(
     data: Path, methods: str, out: Path, tasks: str | None, seed: int, limit_users: int | None,
-    test_share: float, quiet: bool,
+    test_share: float, store: Path | None, quiet: bool,
 ) -> None:  # fmt: skip
     """Run the outcome-prediction track: labels, split, windows, methods, per-user predictions."""
     from wearbench.tracks import run_predict
@@ -219,6 +223,14 @@ def predict_cmd(
         f"wrote {out}: {manifest['results']['rows']} predictions, {len(manifest['tasks'])} tasks, "
         f"{split['n_train']} train / {split['n_test']} test users, {manifest['seconds_total']:.1f} s"
     )
+    _record(out, store)
+
+
+def _record(out: Path, store: Path | None) -> None:
+    from wearbench.runner import record_track_results
+
+    run_id = record_track_results(out, store)
+    click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
 
 
 def _names(text: str) -> list[str]:

@@ -17,7 +17,13 @@ from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import RunStore, record_track_results
-from wearbench.runner._track_store import TrackRun, read_example_bytes, track_run_id
+from wearbench.runner._track_store import (
+    TrackRecord,
+    TrackRun,
+    read_example_bytes,
+    read_track_folder,
+    track_run_id,
+)
 
 __all__ = [
     "ABLATIONS",
@@ -40,6 +46,7 @@ __all__ = [
     "Sample",
     "Setting",
     "Solver",
+    "TrackRecord",
     "TrackRun",
     "baseline_solver",
     "cgm_baseline_solver",
@@ -54,6 +61,7 @@ __all__ = [
     "open_cgm_bench",
     "parse_judgement",
     "read_example_bytes",
+    "read_track_folder",
     "record_track_results",
     "run_solver",
     "select_items",
