@@ -1,8 +1,9 @@
 """Command line for OpenMHC's minute-level tracks: ``wearbench track ...``.
 
-Commands: synth-minutes, preprocess, impute, forecast, predict, score. They only parse arguments; the work is
-one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
-``tracks.run_imputation``, ``tracks.run_forecast``, ``tracks.run_predict``, ``scoring.score_track_results``).
+Commands: synth-minutes, preprocess, impute, forecast, predict, score, run (a grid). They only parse
+arguments; the work is one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
+``tracks.run_imputation``, ``tracks.run_forecast``, ``tracks.run_predict``, ``scoring.score_track_results``,
+``runner.run_track_grid`` then ``report.report_runs``).
 """
 
 from __future__ import annotations
@@ -231,6 +232,25 @@ def _record(out: Path, store: Path | None) -> None:
 
     run_id = record_track_results(out, store)
     click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
+
+
+@track_group.command("run")
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="Grid YAML: root, data, seeds, tracks.")  # fmt: skip
+@click.option("--no-report", is_flag=True, help="Do not write ROOT/report.html.")
+@click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Bootstrap replicates of the report's skill intervals.")  # fmt: skip
+def run_grid_cmd(config: Path, no_report: bool, n_boot: int) -> None:
+    """Run a track grid (tracks x data x seeds), skipping finished cells; then one report page."""
+    from wearbench.report import report_runs
+    from wearbench.runner import run_track_grid
+
+    summary = run_track_grid(config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True))
+    click.echo(summary.table(), nl=False)
+    if not no_report:
+        page = report_runs([c.folder for c in summary.cells], summary.config.root / "report.html",
+                           track_n_boot=n_boot)  # fmt: skip
+        click.echo(f"report: {page}")
 
 
 def _names(text: str) -> list[str]:
