@@ -53,6 +53,7 @@ from wearbench.minutes import (
 )
 from wearbench.sources.fitbit._common import load_json_list
 from wearbench.sources.fitbit._pmdata import _participants
+from wearbench.sources.fitbit._pmdata_labels import pmdata_labels
 
 F32Array = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
@@ -281,4 +282,17 @@ def pmdata_minutes(
     cohort = MinuteCohort(tuple(u for u, _ in pairs), source)
     if out is not None:
         write_minute_cohort(cohort.users, out, source)
+        write_pmdata_labels(cohort, root.parent if (root / "fitbit").is_dir() else root, out)
     return cohort
+
+
+def write_pmdata_labels(cohort: MinuteCohort, root: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+    """Write ``labels.csv`` (:func:`pmdata_labels`) into the minute-cohort folder ``out``.
+
+    Returns:
+        The file written.
+    """
+    last = {u.user_id: str(u.dates[-1]) for u in cohort.users}
+    file = Path(out) / "labels.csv"
+    pmdata_labels(Path(root), last).to_csv(file, index=False)
+    return file
