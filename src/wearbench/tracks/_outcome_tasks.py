@@ -168,6 +168,7 @@ REAL_TASKS: dict[str, OutcomeTask] = {
 #: Every defined task: :data:`SYNTHETIC_TASKS` and :data:`REAL_TASKS`.
 OUTCOME_TASKS: dict[str, OutcomeTask] = {**SYNTHETIC_TASKS, **REAL_TASKS}
 
+
 def window_mask(
     dates: npt.NDArray[np.datetime64], label_date: np.datetime64, task: OutcomeTask
 ) -> npt.NDArray[np.bool_]:

@@ -42,7 +42,11 @@ def _wellness(folder: Path) -> list[tuple[str, float, str]]:
     raw = pd.read_csv(file, dtype=str)
     if "effective_time_frame" not in raw:
         return []
-    day = pd.to_datetime(raw["effective_time_frame"], errors="coerce", utc=True).dt.tz_localize(None).dt.normalize()
+    day = (
+        pd.to_datetime(raw["effective_time_frame"], errors="coerce", utc=True)
+        .dt.tz_localize(None)
+        .dt.normalize()
+    )
     ok = day.notna()
     if not ok.any():
         return []

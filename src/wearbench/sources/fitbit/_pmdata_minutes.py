@@ -115,19 +115,29 @@ def pmdata_record_non_wear(values: F32Array, present: BoolArray, worn_day: BoolA
 
 
 def _minute(stamps: Sequence[Any], where: str) -> I64Array:
-    """Local timestamps (``2019-11-01 00:48:00`` or ISO with ``T``) → minutes since 1970."""
+    """Local timestamps (``2019-11-01 00:48:00`` or ISO with ``T``) → minutes since 1970 (floored)."""
+    return _seconds(stamps, where) // 60
+
+
+def _seconds(stamps: Sequence[Any], where: str) -> I64Array:
+    """Local timestamps (``2019-11-01 00:48:00`` or ISO with ``T``) → seconds since 1970."""
     parsed = pd.to_datetime(pd.Series([str(s).replace("T", " ") for s in stamps]), errors="coerce")
     if parsed.isna().any():
         bad = stamps[int(np.flatnonzero(parsed.isna().to_numpy())[0])]
         raise WearbenchError(f"{where}: unreadable time {bad!r}")
-    return np.asarray(parsed.to_numpy().astype("datetime64[m]").astype(np.int64), dtype=np.int64)
+    return np.asarray(parsed.to_numpy().astype("datetime64[s]").astype(np.int64), dtype=np.int64)
 
 
-def _spans(start: I64Array, minutes: npt.NDArray[np.float64]) -> I64Array:
-    """Every minute of the intervals ``[start, start + minutes)`` (a zero-length one keeps its own)."""
-    n = np.maximum(np.ceil(minutes).astype(np.int64), 1)
+def _spans(start: I64Array, seconds: npt.NDArray[np.float64]) -> I64Array:
+    """Every minute (since 1970) that an interval ``[start, start + seconds)`` (local seconds) overlaps.
+
+    A zero-length interval keeps its own minute.
+    """
+    m0 = start // 60
+    m1 = np.maximum(np.ceil((start + seconds) / 60).astype(np.int64) - 1, m0)
+    n = m1 - m0 + 1
     offsets = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
-    return np.asarray(np.repeat(start, n) + offsets, dtype=np.int64)
+    return np.asarray(np.repeat(m0, n) + offsets, dtype=np.int64)
 
 
 def _series(folder: Path, name: str) -> tuple[I64Array, npt.NDArray[np.float64]] | None:
@@ -149,8 +159,8 @@ def _sleep(folder: Path) -> dict[int, I64Array] | None:
     rows = [d for log in logs for d in (log["levels"] or {}).get("data", [])]
     if not rows:
         return {ASLEEP: np.zeros(0, np.int64), INBED: np.zeros(0, np.int64)}
-    start = _minute([d["dateTime"] for d in rows], f"{folder.name}/fitbit/sleep.json levels.data")
-    length = np.array([float(d["seconds"]) / 60 for d in rows])
+    start = _seconds([d["dateTime"] for d in rows], f"{folder.name}/fitbit/sleep.json levels.data")
+    length = np.array([float(d["seconds"]) for d in rows])
     asleep = np.array([d.get("level") in ASLEEP_LEVELS for d in rows])
     return {ASLEEP: _spans(start[asleep], length[asleep]), INBED: _spans(start, length)}
 
@@ -160,15 +170,17 @@ def _exercise(folder: Path) -> tuple[dict[int, I64Array], dict[str, int]] | None
     if not file.is_file():
         return None
     sessions = load_json_list(file, f"{folder.name}/fitbit/exercise.json", ("startTime", "duration"))
-    start = _minute([s["startTime"] for s in sessions], f"{folder.name}/fitbit/exercise.json")
-    length = np.array([float(s["duration"]) / 60_000 for s in sessions])
+    start = _seconds([s["startTime"] for s in sessions], f"{folder.name}/fitbit/exercise.json")
+    length = np.array([float(s["duration"]) / 1000 for s in sessions])
     names = [str(s.get("activityName", "")) for s in sessions]
     channel = np.array([_CHANNEL[PMDATA_WORKOUTS.get(n, "Other")] for n in names])
     seen: dict[str, int] = {}
     for n in names:
         key = n + ("" if n in PMDATA_WORKOUTS else " → Other")
         seen[key] = seen.get(key, 0) + 1
-    return {ch: _spans(start[channel == ch], length[channel == ch]) for ch in WORKOUTS}, dict(sorted(seen.items()))
+    return {ch: _spans(start[channel == ch], length[channel == ch]) for ch in WORKOUTS}, dict(
+        sorted(seen.items())
+    )
 
 
 def _worn_days(folder: Path, days: I64Array) -> BoolArray:
@@ -182,7 +194,9 @@ def _worn_days(folder: Path, days: I64Array) -> BoolArray:
     return np.array([d in worn for d in days.tolist()], dtype=np.bool_)
 
 
-def _pieces(folder: Path) -> tuple[dict[int, tuple[I64Array, npt.NDArray[np.float64] | None]], dict[str, int]]:
+def _pieces(
+    folder: Path,
+) -> tuple[dict[int, tuple[I64Array, npt.NDArray[np.float64] | None]], dict[str, int]]:
     """Per channel: (minutes, values; None for a binary channel); and the workout names seen."""
     out: dict[int, tuple[I64Array, npt.NDArray[np.float64] | None]] = {}
     for ch, name, scale in ((STEPS, "steps", 1.0), (DISTANCE, "distance", 0.01)):
@@ -286,7 +300,9 @@ def pmdata_minutes(
     return cohort
 
 
-def write_pmdata_labels(cohort: MinuteCohort, root: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+def write_pmdata_labels(
+    cohort: MinuteCohort, root: str | os.PathLike[str], out: str | os.PathLike[str]
+) -> Path:
     """Write ``labels.csv`` (:func:`pmdata_labels`) into the minute-cohort folder ``out``.
 
     Returns:
