@@ -1,4 +1,4 @@
-"""Fitbit loaders: ``fitabase`` (Fitabase CSV export) and ``pmdata`` (PMData Fitbit JSON layout), daily and minute."""
+"""Fitbit loaders: ``fitabase`` (Fitabase CSV) and ``pmdata`` (PMData Fitbit JSON), daily and minute."""
 
 from wearbench.sources.fitbit._fitabase import load_fitabase, resting_hr_from_seconds
 from wearbench.sources.fitbit._minutes import FITBIT_CHANNELS, fitabase_minutes, fitbit_non_wear

@@ -7,7 +7,8 @@ Rows of the label table (``user_id, task, value, date``; tasks in
   overview, dated on the person's last minute day (demographics do not change in 5 months);
 - ``wellness_<item>`` for fatigue, mood, readiness, sleep_quality, stress: the mean of the
   person's answers (1–5, 5 = best; readiness 0–10) in the :data:`WELLNESS_DAYS` days up to and
-  including the last answer, dated on that answer's local day.
+  including the last answer, dated on that answer's UTC day (PMSys stamps are UTC; answers are
+  given in the Norwegian morning, so the UTC day is the local day).
 """
 
 from __future__ import annotations
@@ -75,11 +76,15 @@ def pmdata_labels(root: Path, last_days: Mapping[str, str]) -> pd.DataFrame:
     demo, _ = pmdata_demographics(root, people, ImportLog())
     rows: list[tuple[str, str, float, str]] = []
     if demo is not None:
-        for rec in demo[demo["user_id"].isin(list(last_days))].itertuples(index=False):
-            date = last_days[str(rec.user_id)]
-            sex = {"M": 1.0, "F": 0.0}.get(str(rec.sex), float("nan"))
-            rows += [(str(rec.user_id), "sex", sex, date), (str(rec.user_id), "age", float(rec.age), date)]
-            rows.append((str(rec.user_id), "age_band", _age_band(float(rec.age)), date))
+        demo = demo[demo["user_id"].isin(list(last_days))]
+        ages = demo["age"].to_numpy(dtype=float)
+        for uid, sex_code, age in zip(
+            demo["user_id"].astype(str), demo["sex"].astype(str), ages, strict=True
+        ):
+            date = last_days[uid]
+            sex = {"M": 1.0, "F": 0.0}.get(sex_code, float("nan"))
+            rows += [(uid, "sex", sex, date), (uid, "age", float(age), date)]
+            rows.append((uid, "age_band", _age_band(float(age)), date))
     heights = _heights(root)
     rows += [(u, "height", heights.get(u, float("nan")), d) for u, d in last_days.items()]
     for folder in people:
