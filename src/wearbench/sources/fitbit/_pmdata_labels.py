@@ -6,9 +6,8 @@ Rows of the label table (``user_id, task, value, date``; tasks in
 - ``sex`` (M = 1), ``age`` (years), ``age_band`` (the seed's bands), ``height`` (cm): from the
   overview, dated on the person's last minute day (demographics do not change in 5 months);
 - ``wellness_<item>`` for fatigue, mood, readiness, sleep_quality, stress: the mean of the
-  person's answers (1–5, 5 = best; readiness 0–10) in the :data:`WELLNESS_DAYS` days up to and
-  including the last answer, dated on that answer's UTC day (PMSys stamps are UTC; answers are
-  given in the Norwegian morning, so the UTC day is the local day).
+  person's answers (PMSys scales: 1–5, readiness 0–10) in the :data:`WELLNESS_DAYS` days up to
+  and including the last answer, dated on that answer's UTC day (PMSys stamps are UTC).
 """
 
 from __future__ import annotations
