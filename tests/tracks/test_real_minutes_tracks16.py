@@ -181,3 +181,13 @@ def test_apple_fixtures_labels_and_forecast(tmp_path: Path) -> None:
     # 0, 8 and 2 retained days, none with 3 valid days in the 7 before: no forecast origin at all
     with pytest.raises(WearbenchError, match="no valid forecast origin"):
         run_forecast(tmp_path / "m", ["seasonal_naive", "linear"], tmp_path / "f", seed=0, test_share=0.5)
+    # outcome prediction: only alxdrcirilo and simonw have labels, and alxdrcirilo has no retained
+    # day (its 2 days fail the variance filter), so at most simonw is included: with seed 0 it is
+    # a test user with nobody to fit on, so no task yields a prediction and there is nothing to score
+    pr = run_predict(tmp_path / "m", ["linear"], tmp_path / "p", seed=0, test_share=0.5)
+    assert {t: (v["n_train"], v["n_test"]) for t, v in pr["tasks"].items()} == dict.fromkeys(
+        ("sex", "age_band", "age"), (0, 1)
+    )
+    assert pr["results"]["rows"] == 0
+    with pytest.raises(WearbenchError, match="no outcome predictions to score"):
+        score_track_results(tmp_path / "p", n_boot=50)

@@ -229,7 +229,7 @@ def _predict_all(
     for name, task in defs.items():
         r = rows[name]
         tasks[name] = {"n_train": len(r["train"]), "n_test": len(r["test"]), "reference_metric": None}
-        if not r["test"]:
+        if not r["test"] or not r["train"]:  # nothing to score, or nothing to fit on
             continue
         preds, y, who, secs = _predict_task(task, methods, r)
         ref = preds[OUTCOME_REFERENCE]
