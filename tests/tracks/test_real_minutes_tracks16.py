@@ -191,3 +191,19 @@ def test_apple_fixtures_labels_and_forecast(tmp_path: Path) -> None:
     assert pr["results"]["rows"] == 0
     with pytest.raises(WearbenchError, match="no outcome predictions to score"):
         score_track_results(tmp_path / "p", n_boot=50)
+
+
+def test_pmdata_real_wellness_through_predict_and_score_cli(pmdata: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    args = ["track", "predict", "--data", str(pmdata), "--methods", "linear", "--out", str(out)]
+    run = CliRunner().invoke(
+        cli, [*args, "--tasks", "wellness_mood,wellness_stress", "--test-share", "0.3", "-q"]
+    )
+    assert run.exit_code == 0, run.output
+    assert "6 predictions, 2 tasks, 7 train / 3 test users" in run.output
+    run = CliRunner().invoke(cli, ["track", "score", str(out), "--format", "json"])
+    assert run.exit_code == 0, run.output
+    doc = json.loads(run.output)
+    assert doc["n_participants"] == 3
+    assert doc["metrics"]["linear"]["wellness_mood"] == pytest.approx(0.9834, abs=1e-4)
+    assert doc["methods"]["linear"]["Mental"]["skill"] == 0.0
