@@ -258,18 +258,18 @@ def _names(text: str) -> list[str]:
 
 
 @track_group.command("import-minutes")
-@click.argument("source", type=click.Choice(["apple-health", "fitabase"]))
+@click.argument("source", type=click.Choice(["apple-health", "fitabase", "pmdata"]))
 @click.argument("path", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder to write.")
 def import_minutes_cmd(source: str, path: tuple[Path, ...], out: Path) -> None:
-    """Import real minute data (Apple Health exports, or one Fitabase folder) into OUT."""
+    """Import real minute data (Apple Health exports, one Fitabase or PMData folder) into OUT."""
     from wearbench.sources.apple_health import apple_health_minutes
-    from wearbench.sources.fitbit import fitabase_minutes
+    from wearbench.sources.fitbit import fitabase_minutes, pmdata_minutes
 
-    if source == "fitabase":
+    if source in ("fitabase", "pmdata"):
         if len(path) != 1:
-            raise click.UsageError("fitabase takes one folder")
-        cohort = fitabase_minutes(path[0], out)
+            raise click.UsageError(f"{source} takes one folder")
+        cohort = (fitabase_minutes if source == "fitabase" else pmdata_minutes)(path[0], out)
     else:
         cohort = apple_health_minutes(path, out)
     days = sum(u.values.shape[0] for u in cohort.users)
