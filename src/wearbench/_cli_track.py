@@ -1,8 +1,9 @@
 """Command line for OpenMHC's minute-level tracks: ``wearbench track ...``.
 
-Commands: synth-minutes, preprocess, impute, forecast, predict, score. They only parse arguments; the work is
-one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
-``tracks.run_imputation``, ``tracks.run_forecast``, ``tracks.run_predict``, ``scoring.score_track_results``).
+Commands: synth-minutes, preprocess, impute, forecast, predict, score, run (a grid). They only parse
+arguments; the work is one public function each (``sources.synthesize_minutes``, ``tracks.preprocess_cohort``,
+``tracks.run_imputation``, ``tracks.run_forecast``, ``tracks.run_predict``, ``scoring.score_track_results``,
+``runner.run_track_grid`` then ``report.report_runs``).
 """
 
 from __future__ import annotations
@@ -120,7 +121,6 @@ def impute_cmd(
 
     Learned methods need the [learn] extra (PyPOTS, torch).
     """
-    from wearbench.runner import record_track_results
     from wearbench.tracks import MASKING_APPROACHES, LearnedSettings, run_imputation
 
     chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
@@ -136,8 +136,7 @@ def impute_cmd(
         f"{split['n_test']} test users ({split['train_days']} / {split['test_days']} retained days), "
         f"{manifest['seconds_total']:.1f} s"
     )
-    run_id = record_track_results(out, store)
-    click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
+    _record(out, store)
 
 
 @track_group.command("score")
@@ -165,6 +164,8 @@ def score_track_cmd(results: Path, baseline: str | None, fmt: str, seed: int, n_
 @click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--store", "store", type=click.Path(path_type=Path), default=None,
+              help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def forecast_cmd(
     data: Path,
@@ -174,6 +175,7 @@ def forecast_cmd(
     seed: int,
     limit_users: int | None,
     test_share: float,
+    store: Path | None,
     quiet: bool,
 ) -> None:
     """Run the forecasting track on a minute cohort: split, origins, methods, per-participant errors."""
@@ -190,6 +192,7 @@ def forecast_cmd(
         f"{split['n_test']} test users ({split['train_windows']} / {split['test_windows']} windows), "
         f"{manifest['seconds_total']:.1f} s"
     )
+    _record(out, store)
 
 
 @track_group.command("predict")
@@ -201,10 +204,12 @@ def forecast_cmd(
 @click.option("--limit-users", type=click.IntRange(min=2), default=None, help="Only the first N users.")
 @click.option("--test-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of users in the test split.")  # fmt: skip
+@click.option("--store", "store", type=click.Path(path_type=Path), default=None,
+              help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def predict_cmd(
     data: Path, methods: str, out: Path, tasks: str | None, seed: int, limit_users: int | None,
-    test_share: float, quiet: bool,
+    test_share: float, store: Path | None, quiet: bool,
 ) -> None:  # fmt: skip
     """Run the outcome-prediction track: labels, split, windows, methods, per-user predictions."""
     from wearbench.tracks import run_predict
@@ -219,6 +224,33 @@ def predict_cmd(
         f"wrote {out}: {manifest['results']['rows']} predictions, {len(manifest['tasks'])} tasks, "
         f"{split['n_train']} train / {split['n_test']} test users, {manifest['seconds_total']:.1f} s"
     )
+    _record(out, store)
+
+
+def _record(out: Path, store: Path | None) -> None:
+    from wearbench.runner import record_track_results
+
+    run_id = record_track_results(out, store)
+    click.echo(f"recorded as track run {run_id} in {(store or out) / 'runs.sqlite'}")
+
+
+@track_group.command("run")
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="Grid YAML: root, data, seeds, tracks.")  # fmt: skip
+@click.option("--no-report", is_flag=True, help="Do not write ROOT/report.html.")
+@click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Bootstrap replicates of the report's skill intervals.")  # fmt: skip
+def run_grid_cmd(config: Path, no_report: bool, n_boot: int) -> None:
+    """Run a track grid (tracks x data x seeds), skipping finished cells; then one report page."""
+    from wearbench.report import report_runs
+    from wearbench.runner import run_track_grid
+
+    summary = run_track_grid(config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True))
+    click.echo(summary.table(), nl=False)
+    if not no_report:
+        page = report_runs([c.folder for c in summary.cells], summary.config.root / "report.html",
+                           track_n_boot=n_boot)  # fmt: skip
+        click.echo(f"report: {page}")
 
 
 def _names(text: str) -> list[str]:
@@ -226,18 +258,18 @@ def _names(text: str) -> list[str]:
 
 
 @track_group.command("import-minutes")
-@click.argument("source", type=click.Choice(["apple-health", "fitabase"]))
+@click.argument("source", type=click.Choice(["apple-health", "fitabase", "pmdata"]))
 @click.argument("path", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder to write.")
 def import_minutes_cmd(source: str, path: tuple[Path, ...], out: Path) -> None:
-    """Import real minute data (Apple Health exports, or one Fitabase folder) into OUT."""
+    """Import real minute data (Apple Health exports, one Fitabase or PMData folder) into OUT."""
     from wearbench.sources.apple_health import apple_health_minutes
-    from wearbench.sources.fitbit import fitabase_minutes
+    from wearbench.sources.fitbit import fitabase_minutes, pmdata_minutes
 
-    if source == "fitabase":
+    if source in ("fitabase", "pmdata"):
         if len(path) != 1:
-            raise click.UsageError("fitabase takes one folder")
-        cohort = fitabase_minutes(path[0], out)
+            raise click.UsageError(f"{source} takes one folder")
+        cohort = (fitabase_minutes if source == "fitabase" else pmdata_minutes)(path[0], out)
     else:
         cohort = apple_health_minutes(path, out)
     days = sum(u.values.shape[0] for u in cohort.users)

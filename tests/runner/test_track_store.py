@@ -137,7 +137,7 @@ def test_unknown_track_run_and_bad_folder(tmp_path: Path) -> None:
         with pytest.raises(WearbenchError, match="no track run 'impute-x'"):
             store.track_results("impute-x")
         assert store.track_example("impute-x") is None
-        with pytest.raises(WearbenchError, match="no imputation results"):
+        with pytest.raises(WearbenchError, match="no track results"):
             store.add_track_results(tmp_path / "missing")
 
 

@@ -16,10 +16,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from wearbench import WearbenchError
 from wearbench.minutes import CHANNEL_NAMES, HR, MinuteCohort
-from wearbench.scoring import score_imputation_results
+from wearbench.scoring import score_imputation_results, score_track_results
 from wearbench.sources.fitbit import fitabase_minutes
-from wearbench.tracks import preprocess_cohort, read_imputation_results, run_imputation
+from wearbench.tracks import (
+    preprocess_cohort,
+    read_imputation_results,
+    run_forecast,
+    run_imputation,
+    run_predict,
+)
 
 METHODS = ("locf", "mean", "linear", "temporal_mean", "personal_mean")
 USERS = ["2022484408", "1503960366", "2026352035", "4020332650"]
@@ -99,3 +106,20 @@ def test_imputation_track_scores_only_the_channels_the_device_has(
         assert scored["methods"][method]["Sleep"]["skill"] is None
         assert scored["methods"][method]["Workout"]["skill"] is None
     assert scored["methods"]["linear"]["Overall"]["skill"] == pytest.approx(0.1790, abs=1e-4)
+
+
+def test_forecast_and_no_labels(loaded: tuple[MinuteCohort, Path], tmp_path: Path) -> None:
+    """Issue 16: the forecasting track (seasonal_naive, linear) on the same users; no outcome labels."""
+    _, folder = loaded
+    fc = run_forecast(folder, ["seasonal_naive", "linear"], tmp_path / "f", seed=0, test_share=0.5)
+    assert {u: o["valid"] for u, o in fc["origins"].items()} == {
+        "1503960366": 25, "4020332650": 3, "2022484408": 11, "2026352035": 0,
+    }  # fmt: skip
+    assert fc["split"]["test_without_windows"] == ["2026352035"]  # no retained day (HR on 4 days)
+    assert fc["scored_hours"] == 688
+    scored = score_track_results(tmp_path / "f", n_boot=200)
+    assert scored["methods"]["seasonal_naive"]["Overall"]["skill"] == 0.0
+    # a lag-linear model fit on 28 windows of 2 users loses to yesterday's hours
+    assert scored["methods"]["linear"]["Overall"]["skill"] == pytest.approx(-0.7705, abs=1e-4)
+    with pytest.raises(WearbenchError, match="no labels"):
+        run_predict(folder, ["linear"], tmp_path / "p")

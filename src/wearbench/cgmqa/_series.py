@@ -138,7 +138,8 @@ def first_reading_from(bg: np.ndarray, minute: float, lookahead: float = 30.0) -
 def valid(values: np.ndarray) -> np.ndarray:
     """The non-missing values (NaN dropped)."""
     v = np.asarray(values, dtype=np.float64)
-    return v[~np.isnan(v)]
+    out: np.ndarray = v[~np.isnan(v)]
+    return out
 
 
 def mean_or_none(values: np.ndarray) -> float | None:

@@ -303,11 +303,12 @@ def report_runs(
     HealthLoopQA runs (a run folder may hold runs of both kinds). The page shows the
     WearableQA sections first, then the HealthLoopQA ones (``report/_cgm.py``, with an LLM-judge
     table when the store holds ``wearbench cgm judge`` grades); the two kinds never share a table.
-    Imputation track runs add the OpenMHC imputation sections last (``report/_track.py``, skill
-    against LOCF, ``track_n_boot`` replicates as ``wearbench track score``): a folder that is a
-    RESULTS folder (``wearbench track impute``, told by its ``manifest.json``), and every track
-    run recorded in a folder's run store; a track run found twice (a RESULTS folder and the store
-    it was recorded in) is shown once.
+    OpenMHC track runs (imputation, forecasting, outcome prediction) add their sections last
+    (``report/_track.py``, skill against each track's reference, ``track_n_boot`` replicates as
+    ``wearbench track score``): a folder that is a RESULTS folder (``wearbench track
+    impute|forecast|predict``, told by its ``manifest.json``), and every track run recorded in a
+    folder's run store (``wearbench track run`` records a whole grid in ``ROOT/runs.sqlite``); a
+    track run found twice (a RESULTS folder and the store it was recorded in) is shown once.
 
     Raises:
         WearbenchError: Without runs or results, with runs of one kind on different benchmarks,
@@ -322,7 +323,7 @@ def report_runs(
         if not (Path(rundir) / "runs.sqlite").is_file():
             if is_results:
                 continue
-            raise WearbenchError(f"{rundir}: no run store (runs.sqlite) and no imputation results")
+            raise WearbenchError(f"{rundir}: no run store (runs.sqlite) and no track results")
         with RunStore(rundir) as store:
             for info in store.runs():
                 runs.append((info, store.rows(info.run_id)))

@@ -1,7 +1,8 @@
-"""HTML tables of the OpenMHC imputation part of the report (every text escaped).
+"""HTML tables of the OpenMHC part of the report (every text escaped).
 
-The skill and rank tables take the dict of :func:`~wearbench.scoring.score_imputation_results`
-(the ``wearbench track score --format json`` output): one row per method, one column per scope.
+The skill and rank tables take the track score JSON of any track
+(:func:`~wearbench.scoring.score_track_results`, ``wearbench track score --format json``): one
+row per method, one column per scope.
 Cells carry their exact values as ``data-*`` attributes so the page can be checked against that
 JSON: ``data-method``, ``data-scope``, and ``data-skill``, ``data-ci-low``, ``data-ci-high`` (skill
 table) or ``data-rank`` (rank table); a value the JSON gives as ``null`` has no attribute and
@@ -142,5 +143,43 @@ def channel_table(
             mean, n = got
             attrs = f' data-method="{escape(method)}" data-channel="{c}"{_attr(kind, mean)} data-n="{n}"'
             tds.append(f"<td{attrs}>{_f(mean)}</td>")
+        rows.append(f"<tr>{_method_cell(method, baseline)}{''.join(tds)}</tr>")
+    return _table(table_id, _head("method", cols), rows)
+
+
+def task_table(
+    by_task: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    methods: Sequence[str],
+    baseline: str,
+    table_id: str = "track-tasks",
+) -> str:
+    """One row per method, one column per outcome task: the task metric with its test participants.
+
+    Args:
+        by_task: ``breakdowns.by_task`` of the track score JSON: ``[method][task] = {metric,
+            value, n, domain}``.
+        methods: Row order.
+        baseline: The reference method (marked).
+        table_id: The table's ``id``.
+
+    Cells carry ``data-method``, ``data-task``, ``data-metric``, ``data-value`` (absent when the
+    metric is undefined) and ``data-n``.
+    """
+    tasks = list(dict.fromkeys(t for m in methods for t in by_task.get(m, {})))
+    first = next((by_task[m] for m in methods if m in by_task), {})
+    cols = [f"{t} ({first[t]['domain']}, {first[t]['metric']})" if t in first else t for t in tasks]
+    rows = []
+    for method in methods:
+        tds = []
+        for t in tasks:
+            c = by_task.get(method, {}).get(t)
+            if c is None:
+                tds.append("<td>–</td>")
+                continue
+            attrs = (
+                f' data-method="{escape(method)}" data-task="{escape(t)}" data-metric="{escape(c["metric"])}"'
+                f'{_attr("value", c["value"])} data-n="{int(c["n"])}"'
+            )
+            tds.append(f'<td class="skill"{attrs}>{_f(c["value"])}<small>n = {int(c["n"])}</small></td>')
         rows.append(f"<tr>{_method_cell(method, baseline)}{''.join(tds)}</tr>")
     return _table(table_id, _head("method", cols), rows)

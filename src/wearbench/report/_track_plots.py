@@ -82,7 +82,7 @@ def _continuous_panel(ax: Axes, ex: ExampleDay, c: int, hours: NDArray[np.float6
 
 
 def _binary_strip(ax: Axes, ex: ExampleDay, channels: list[int]) -> None:
-    truth = np.ma.masked_invalid(ex.truth[channels])
+    truth = ex.truth[channels]  # NaN (unobserved) is drawn in the colormap's "bad" colour, as masked
     ax.imshow(truth, aspect="auto", cmap="Greys", vmin=-0.5, vmax=1.5, interpolation="nearest",
               extent=(0.0, 24.0, len(channels) - 0.5, -0.5))  # fmt: skip
     overlay = np.zeros((len(channels), ex.mask.shape[1], 4))

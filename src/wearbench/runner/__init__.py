@@ -17,7 +17,21 @@ from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._run import EvalSummary, evaluate, make_solver, run_solver, select_items
 from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import RunStore, record_track_results
-from wearbench.runner._track_store import TrackRun, read_example_bytes, track_run_id
+from wearbench.runner._track_grid import (
+    GridCell,
+    GridConfig,
+    GridSummary,
+    load_grid_config,
+    parse_grid_config,
+    run_track_grid,
+)
+from wearbench.runner._track_store import (
+    TrackRecord,
+    TrackRun,
+    read_example_bytes,
+    read_track_folder,
+    track_run_id,
+)
 
 __all__ = [
     "ABLATIONS",
@@ -29,6 +43,9 @@ __all__ = [
     "CGMItem",
     "CGMSolver",
     "EvalSummary",
+    "GridCell",
+    "GridConfig",
+    "GridSummary",
     "JudgeOutcome",
     "Judgement",
     "Mode",
@@ -40,6 +57,7 @@ __all__ = [
     "Sample",
     "Setting",
     "Solver",
+    "TrackRecord",
     "TrackRun",
     "baseline_solver",
     "cgm_baseline_solver",
@@ -48,14 +66,18 @@ __all__ = [
     "judge_cgm_runs",
     "judge_messages",
     "judge_summary",
+    "load_grid_config",
     "make_cgm_solver",
     "make_solver",
     "open_bench",
     "open_cgm_bench",
+    "parse_grid_config",
     "parse_judgement",
     "read_example_bytes",
+    "read_track_folder",
     "record_track_results",
     "run_solver",
+    "run_track_grid",
     "select_items",
     "spec_forms",
     "track_run_id",

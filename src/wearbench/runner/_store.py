@@ -8,9 +8,10 @@ Every answered item is committed on its own, in WAL mode, so a process killed at
 sha256(model, messages, params) to the model output, so an identical call is never paid twice,
 in this run or any other run sharing the store. The ``judgements`` table holds an LLM judge's
 grades of HealthLoopQA answers (``wearbench cgm judge``), keyed by run, item, judge and judge
-prompt version, resumable the same way. The ``track_runs`` and ``track_results`` tables hold
-imputation RESULTS folders (``wearbench track impute``; ``runner/_track_store.py``), so the
-OpenMHC track's results and the WearableQA runs can share one store.
+prompt version, resumable the same way. The ``track_runs`` table and one row table per track
+kind hold OpenMHC RESULTS folders (``wearbench track impute|forecast|predict``;
+``runner/_track_store.py``), so the OpenMHC tracks' results and the WearableQA runs can share one
+store.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from wearbench.prompts import Setting
 from wearbench.runner._records import Judgement, ResultRow, RunInfo
 from wearbench.runner._track_store import (
     TRACK_SCHEMA,
+    TrackRecord,
     TrackRun,
     insert_track_results,
     select_track_example,
+    select_track_records,
     select_track_results,
     select_track_runs,
 )
@@ -245,21 +248,23 @@ class RunStore:
         )
         return [_judgement(r) for r in cur.fetchall()]
 
-    # track results (imputation RESULTS folders) ----------------------------------------------
+    # track results (RESULTS folders of the three OpenMHC tracks) -------------------------------
     def add_track_results(self, results: str | os.PathLike[str]) -> tuple[str, int]:
-        """Record an imputation RESULTS folder (with its ``example.npz``, if any) in one transaction.
+        """Record a track RESULTS folder (with its ``example.npz``, if any) in one transaction.
 
         Adding the same folder again adds nothing (the track run id hashes the manifest without
-        its timings; rows are keyed by run, method, approach, participant and channel).
+        its timings; rows are keyed by run and the record's own key: method, approach,
+        participant, channel; method, participant, channel; or method, task, participant).
 
         Args:
-            results: RESULTS folder of ``wearbench track impute``.
+            results: RESULTS folder of ``wearbench track impute``, ``track forecast`` or
+                ``track predict``.
 
         Returns:
-            ``(track run id, error rows newly stored)``.
+            ``(track run id, records newly stored)``.
 
         Raises:
-            WearbenchError: For a folder that is not readable imputation results.
+            WearbenchError: For a folder that is not readable track results.
         """
         with self._tx() as db:
             return insert_track_results(db, results, _now())
@@ -269,12 +274,20 @@ class RunStore:
         return select_track_runs(self._db)
 
     def track_results(self, run_id: str) -> tuple[dict[str, Any], list[ImputationError]]:
-        """``(manifest, errors)`` of a track run, equal to ``read_imputation_results`` of its folder.
+        """``(manifest, errors)`` of an imputation track run, equal to ``read_imputation_results``.
+
+        Raises:
+            WearbenchError: For an unknown track run id, or a run of another track.
+        """
+        return select_track_results(self._db, run_id, str(self.path))
+
+    def track_records(self, run_id: str) -> tuple[dict[str, Any], list[TrackRecord]]:
+        """``(manifest, records)`` of a track run of any kind, equal to its folder's reader.
 
         Raises:
             WearbenchError: For an unknown track run id.
         """
-        return select_track_results(self._db, run_id, str(self.path))
+        return select_track_records(self._db, run_id, str(self.path))
 
     def track_example(self, run_id: str) -> bytes | None:
         """The ``example.npz`` bytes stored with a track run (None if it had none)."""
@@ -339,10 +352,10 @@ def _judgement(values: Sequence[Any]) -> Judgement:
 def record_track_results(
     results: str | os.PathLike[str], rundir: str | os.PathLike[str] | None = None
 ) -> str:
-    """Record an imputation RESULTS folder in a run store (``RUNDIR/runs.sqlite``).
+    """Record a track RESULTS folder in a run store (``RUNDIR/runs.sqlite``).
 
     Args:
-        results: RESULTS folder of ``wearbench track impute``.
+        results: RESULTS folder of ``wearbench track impute``, ``track forecast`` or ``track predict``.
         rundir: Run folder whose store gets it (default: the RESULTS folder itself).
 
     Returns:

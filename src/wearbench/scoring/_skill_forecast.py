@@ -13,24 +13,28 @@ then category. One seeded ``(B, P)`` participant-draw matrix is shared by every 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench.minutes import CHANNEL_NAMES
+from wearbench.runner import TrackRecord, read_track_folder
 from wearbench.scoring._skill import SkillErrors, binary_error
 from wearbench.scoring._skill_boot import SkillResult, forecast_scopes, score_skill
-from wearbench.scoring._skill_outcome import score_outcome_results
-from wearbench.scoring._skill_tracks import CHANNEL_CATEGORY, score_imputation_results
+from wearbench.scoring._skill_outcome import score_outcome_records
+from wearbench.scoring._skill_tracks import CHANNEL_CATEGORY, score_imputation_records
+from wearbench.scoring._track_json import channel_breakdown, finish_track_json
 from wearbench.tracks import (
     FORECAST_RESULTS_KIND,
     OUTCOME_REFERENCE,
     OUTCOME_RESULTS_KIND,
+    RESULTS_KIND,
     ForecastError,
+    ImputationError,
+    OutcomePrediction,
     read_forecast_results,
-    results_kind,
 )
 
 #: The one "approach" of forecasting tasks.
@@ -101,25 +105,83 @@ def forecast_skill(
     )
 
 
+def score_forecast_records(
+    manifest: Mapping[str, Any],
+    errors: Sequence[ForecastError],
+    baseline: str = FORECAST_BASELINE,
+    *,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> dict[str, Any]:
+    """The ``track score`` JSON of a forecasting run's manifest and error rows (folder or store).
+
+    Returns:
+        The track score JSON (kind ``openmhc-forecast``, breakdown ``by_channel``).
+
+    Raises:
+        WearbenchError: For no errors or an unknown baseline.
+    """
+    out = forecast_skill(errors, baseline, seed=seed, n_boot=n_boot).to_dict()
+    return finish_track_json(out, manifest, {"by_channel": channel_breakdown(errors)}, seed)
+
+
 def score_forecast_results(
     path: str | os.PathLike[str], baseline: str = FORECAST_BASELINE, *, seed: int = 0, n_boot: int = 1000
 ) -> dict[str, Any]:
     """Score a forecasting RESULTS folder (``wearbench track forecast``): the ``track score`` JSON.
 
     Returns:
-        ``{"track": "forecast", "baseline", "level", "n_boot", "n_participants", "scopes",
-        "methods": {method: {scope: {"skill", "ci_low", "ci_high", "rank"}}}, "results_sha256",
-        "seed"}`` (NaN → None).
+        ``{"kind": "openmhc-forecast", "track": "forecast", "run_id", "baseline", "level",
+        "n_boot", "n", "n_participants", "ci_method", "scopes", "methods": {method: {scope:
+        {"skill", "ci_low", "ci_high", "rank"}}}, "breakdowns": {"by_channel": …},
+        "results_sha256", "seed"}`` (NaN → None).
 
     Raises:
         WearbenchError: For an unreadable folder or an unknown baseline.
     """
     manifest, errors = read_forecast_results(path)
-    out = forecast_skill(errors, baseline, seed=seed, n_boot=n_boot).to_dict()
-    out["track"] = "forecast"
-    out["seed"] = seed
-    out["results_sha256"] = manifest.get("results", {}).get("sha256")
-    return out
+    return score_forecast_records(manifest, errors, baseline, seed=seed, n_boot=n_boot)
+
+
+def default_baseline(kind: object) -> str:
+    """The reference method of a track kind (``locf``, ``seasonal_naive`` or ``linear``)."""
+    if kind == OUTCOME_RESULTS_KIND:
+        return OUTCOME_REFERENCE
+    return FORECAST_BASELINE if kind == FORECAST_RESULTS_KIND else IMPUTATION_BASELINE
+
+
+def score_track_records(
+    manifest: Mapping[str, Any],
+    records: Sequence[TrackRecord],
+    baseline: str | None = None,
+    *,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> dict[str, Any]:
+    """The ``track score`` JSON of any track run's manifest and records, chosen by its ``kind``.
+
+    Args:
+        manifest: The RESULTS manifest (from the folder or a run store).
+        records: Its records, in results-file order.
+        baseline: Reference method; None = the track's (``locf`` / ``seasonal_naive`` / ``linear``).
+        seed: Seed of the participant-draw matrix.
+        n_boot: Bootstrap replicates.
+
+    Raises:
+        WearbenchError: For an unknown kind or baseline.
+    """
+    kind = manifest.get("kind")
+    ref = baseline or default_baseline(kind)
+    if kind == OUTCOME_RESULTS_KIND:
+        preds = [r for r in records if isinstance(r, OutcomePrediction)]
+        return score_outcome_records(manifest, preds, ref, seed=seed, n_boot=n_boot)
+    if kind == FORECAST_RESULTS_KIND:
+        errs = [r for r in records if isinstance(r, ForecastError)]
+        return score_forecast_records(manifest, errs, ref, seed=seed, n_boot=n_boot)
+    if kind == RESULTS_KIND:
+        imp = [r for r in records if isinstance(r, ImputationError)]
+        return score_imputation_records(manifest, imp, ref, seed=seed, n_boot=n_boot)
+    raise WearbenchError(f"not track results (kind {kind!r})")
 
 
 def score_track_results(
@@ -134,11 +196,8 @@ def score_track_results(
         n_boot: Bootstrap replicates.
 
     Returns:
-        The skill JSON of :func:`score_forecast_results` or ``score_imputation_results``.
+        The track score JSON (:data:`~wearbench.scoring.TRACK_SCORE_JSON_SCHEMA`), as
+        :func:`score_track_records`.
     """
-    kind = results_kind(path)
-    if kind == OUTCOME_RESULTS_KIND:
-        return score_outcome_results(path, baseline or OUTCOME_REFERENCE, seed=seed, n_boot=n_boot)
-    if kind == FORECAST_RESULTS_KIND:
-        return score_forecast_results(path, baseline or FORECAST_BASELINE, seed=seed, n_boot=n_boot)
-    return score_imputation_results(path, baseline or IMPUTATION_BASELINE, seed=seed, n_boot=n_boot)
+    manifest, records = read_track_folder(path)
+    return score_track_records(manifest, records, baseline, seed=seed, n_boot=n_boot)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ from scipy.stats import rankdata
 
 from wearbench._errors import WearbenchError
 from wearbench.scoring._skill_boot import SkillResult
+from wearbench.scoring._track_json import finish_track_json, task_breakdown
 from wearbench.tracks import (
     DOMAINS,
     OUTCOME_REFERENCE,
@@ -205,27 +206,46 @@ def _replicate(
     return _skill_array(metrics, baseline, scored, methods, scopes)
 
 
+def score_outcome_records(
+    manifest: Mapping[str, Any],
+    preds: Sequence[OutcomePrediction],
+    baseline: str = OUTCOME_REFERENCE,
+    *,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> dict[str, Any]:
+    """The ``track score`` JSON of an outcome run's manifest and predictions (folder or store).
+
+    Returns:
+        The track score JSON (kind ``openmhc-outcome``, breakdown ``by_task``) plus ``metrics``
+        (``{method: {task: value}}``).
+
+    Raises:
+        WearbenchError: For an unknown baseline or no predictions.
+    """
+    defs = {name: OutcomeTask.from_dict(spec) for name, spec in manifest.get("tasks", {}).items()}
+    defs = defs or dict(SYNTHETIC_TASKS)
+    result, metrics = outcome_skill(preds, baseline, tasks=defs, seed=seed, n_boot=n_boot)
+    out = result.to_dict()
+    out["metrics"] = {
+        m: {t: (v if math.isfinite(v) else None) for t, v in ts.items()} for m, ts in metrics.items()
+    }
+    return finish_track_json(out, manifest, {"by_task": task_breakdown(preds, metrics, defs)}, seed)
+
+
 def score_outcome_results(
     path: str | os.PathLike[str], baseline: str = OUTCOME_REFERENCE, *, seed: int = 0, n_boot: int = 1000
 ) -> dict[str, Any]:
     """Score an outcome RESULTS folder (``wearbench track predict``): the ``track score`` JSON.
 
     Returns:
-        ``{"track": "outcome", "baseline", "level", "n_boot", "n_participants", "scopes",
-        "methods": {method: {scope: {"skill", "ci_low", "ci_high", "rank"}}}, "metrics":
+        ``{"kind": "openmhc-outcome", "track": "outcome", "run_id", "baseline", "level",
+        "n_boot", "n", "n_participants", "ci_method", "scopes", "methods": {method: {scope:
+        {"skill", "ci_low", "ci_high", "rank"}}}, "breakdowns": {"by_task": …}, "metrics":
         {method: {task: value}}, "results_sha256", "seed"}`` (NaN → None).
 
     Raises:
         WearbenchError: For an unreadable folder or an unknown baseline.
     """
     manifest, preds = read_outcome_results(path)
-    defs = {name: OutcomeTask.from_dict(spec) for name, spec in manifest.get("tasks", {}).items()}
-    result, metrics = outcome_skill(preds, baseline, tasks=defs or SYNTHETIC_TASKS, seed=seed, n_boot=n_boot)
-    out = result.to_dict()
-    out["track"] = "outcome"
-    out["metrics"] = {
-        m: {t: (v if math.isfinite(v) else None) for t, v in ts.items()} for m, ts in metrics.items()
-    }
-    out["seed"] = seed
-    out["results_sha256"] = manifest.get("results", {}).get("sha256")
-    return out
+    return score_outcome_records(manifest, preds, baseline, seed=seed, n_boot=n_boot)

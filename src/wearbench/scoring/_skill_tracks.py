@@ -16,7 +16,7 @@ participant-draw matrix (B = 1000 by default) shared by every method.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from wearbench.scoring._skill_boot import (
     imputation_scopes,
     score_skill,
 )
+from wearbench.scoring._track_json import channel_breakdown, finish_track_json
 from wearbench.tracks import MASKING_APPROACHES, ImputationError, read_imputation_results
 
 #: Channel index → category name.
@@ -130,6 +131,27 @@ def imputation_skill(
     )
 
 
+def score_imputation_records(
+    manifest: Mapping[str, Any],
+    errors: Sequence[ImputationError],
+    baseline: str = "locf",
+    *,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> dict[str, Any]:
+    """The ``track score`` JSON of an imputation run's manifest and error rows (folder or store).
+
+    Returns:
+        The track score JSON (:data:`~wearbench.scoring.TRACK_SCORE_JSON_SCHEMA`, kind
+        ``openmhc-imputation``, breakdown ``by_channel``).
+
+    Raises:
+        WearbenchError: For an unknown baseline.
+    """
+    out = imputation_skill(errors, baseline, seed=seed, n_boot=n_boot).to_dict()
+    return finish_track_json(out, manifest, {"by_channel": channel_breakdown(errors)}, seed)
+
+
 def score_imputation_results(
     path: str | os.PathLike[str], baseline: str = "locf", *, seed: int = 0, n_boot: int = 1000
 ) -> dict[str, Any]:
@@ -142,17 +164,15 @@ def score_imputation_results(
         n_boot: Bootstrap replicates.
 
     Returns:
-        ``{"baseline", "level", "n_boot", "n_participants", "scopes", "methods": {method: {scope:
-        {"skill", "ci_low", "ci_high", "rank"}}}, "results_sha256", "seed"}`` (NaN → None).
+        ``{"kind", "track", "run_id", "baseline", "level", "n_boot", "n", "n_participants",
+        "ci_method", "scopes", "methods": {method: {scope: {"skill", "ci_low", "ci_high",
+        "rank"}}}, "breakdowns", "results_sha256", "seed"}`` (NaN → None).
 
     Raises:
         WearbenchError: For an unreadable folder or an unknown baseline.
     """
     manifest, errors = read_imputation_results(path)
-    out = imputation_skill(errors, baseline, seed=seed, n_boot=n_boot).to_dict()
-    out["seed"] = seed
-    out["results_sha256"] = manifest.get("results", {}).get("sha256")
-    return out
+    return score_imputation_records(manifest, errors, baseline, seed=seed, n_boot=n_boot)
 
 
 def skill_table(scored: dict[str, Any]) -> str:

@@ -349,7 +349,7 @@ def _example_bytes(example: dict[str, Any], methods: Sequence[str]) -> bytes:
             info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             with zf.open(info, "w") as f:
-                np.lib.format.write_array(f, arr, allow_pickle=False)
+                np.save(f, arr, allow_pickle=False)  # the .npy format, as np.savez writes it
     return buf.getvalue()
 
 

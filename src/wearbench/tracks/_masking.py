@@ -151,7 +151,8 @@ def temporal_slice(
     t = np.zeros(MINUTES_PER_DAY, dtype=bool)
     for s, n in zip(starts, lengths, strict=True):
         t[s : s + n] = True
-    return m & t[None, :]
+    out: NDArray[np.bool_] = m & t[None, :]
+    return out
 
 
 def signal_slice(

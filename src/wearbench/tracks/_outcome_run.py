@@ -38,7 +38,7 @@ from wearbench.tracks._outcome_models import (
     PLANNED_OUTCOME_MODELS,
     FloatArray,
 )
-from wearbench.tracks._outcome_tasks import SYNTHETIC_TASKS, OutcomeTask, cohort_labels, window_mask
+from wearbench.tracks._outcome_tasks import OUTCOME_TASKS, OutcomeTask, cohort_labels, window_mask
 from wearbench.tracks._pipeline import prepare_user
 
 #: ``kind`` of an outcome RESULTS folder's manifest.
@@ -133,7 +133,7 @@ def run_predict(
     seed: int = 0,
     tasks: Sequence[str] | None = None,
     *,
-    task_defs: Mapping[str, OutcomeTask] = SYNTHETIC_TASKS,
+    task_defs: Mapping[str, OutcomeTask] = OUTCOME_TASKS,
     test_share: float = 0.2,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -146,7 +146,8 @@ def run_predict(
         out: RESULTS folder to write (``predictions.jsonl`` + ``manifest.json``).
         seed: Fixes the split, hence every byte of ``predictions.jsonl``.
         tasks: Task names; None = every defined task the labels have.
-        task_defs: Task definitions by name (default :data:`~wearbench.tracks.SYNTHETIC_TASKS`).
+        task_defs: Task definitions by name (default :data:`~wearbench.tracks.OUTCOME_TASKS`: synthetic
+            and real).
         test_share: Share of users in the test split.
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback.
@@ -228,7 +229,7 @@ def _predict_all(
     for name, task in defs.items():
         r = rows[name]
         tasks[name] = {"n_train": len(r["train"]), "n_test": len(r["test"]), "reference_metric": None}
-        if not r["test"]:
+        if not r["test"] or not r["train"]:  # nothing to score, or nothing to fit on
             continue
         preds, y, who, secs = _predict_task(task, methods, r)
         ref = preds[OUTCOME_REFERENCE]

@@ -148,6 +148,27 @@ SYNTHETIC_TASKS: dict[str, OutcomeTask] = {
 }
 
 
+#: Tasks of real datasets' labels (PMData overview and wellness, Apple Health ``Me``); ``sex`` and
+#: ``age_band`` are shared with :data:`SYNTHETIC_TASKS`. Wellness labels average 28 days of answers.
+REAL_TASKS: dict[str, OutcomeTask] = {
+    t.name: t
+    for t in (
+        OutcomeTask("age", "Demographics", "regression", "overview Age / Me date of birth", unit="years"),
+        OutcomeTask("height", "Body & biomarkers", "regression", "participant-overview Height", unit="cm"),
+        *(
+            OutcomeTask(f"wellness_{item}", domain, "regression", f"pmsys wellness.csv {item}, 28-day mean",
+                        before=27, unit="score")
+            for item, domain in (
+                ("fatigue", "Mental"), ("mood", "Mental"), ("readiness", "Mental"), ("stress", "Mental"),
+                ("sleep_quality", "Sleep & lifestyle"),
+            )
+        ),
+    )
+}  # fmt: skip
+#: Every defined task: :data:`SYNTHETIC_TASKS` and :data:`REAL_TASKS`.
+OUTCOME_TASKS: dict[str, OutcomeTask] = {**SYNTHETIC_TASKS, **REAL_TASKS}
+
+
 def window_mask(
     dates: npt.NDArray[np.datetime64], label_date: np.datetime64, task: OutcomeTask
 ) -> npt.NDArray[np.bool_]:

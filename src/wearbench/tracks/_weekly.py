@@ -103,5 +103,5 @@ def stack_weeks(segments: npt.ArrayLike, rows: npt.ArrayLike, *, nan_missing: bo
     absent[:, :, :N_CHANNELS] = np.nan if nan_missing else 0.0
     absent[:, :, N_CHANNELS:] = 1.0
     padded = np.concatenate([seg, absent])
-    out = padded[np.where(idx >= 0, idx, seg.shape[0])]
+    out: npt.NDArray[np.float32] = padded[np.where(idx >= 0, idx, seg.shape[0])]
     return out.reshape(idx.shape[0], idx.shape[1] * HOURS_PER_DAY, 2 * N_CHANNELS)

@@ -72,7 +72,8 @@ def in_days(mask: np.ndarray, days: tuple[int, int]) -> np.ndarray:
     """``mask`` restricted to days ``days[0]`` … ``days[1]`` (1-based, inclusive)."""
     keep = np.zeros(len(mask), dtype=bool)
     keep[days_points(*days)] = True
-    return mask & keep
+    out: np.ndarray = mask & keep
+    return out
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,8 @@ class MPCController(Controller):
         )
         steps = np.arange(1, self.horizon + 1)
         d = (delta - model[:, 0])[:, None] * np.maximum(0.0, 1 - steps * _STEP / self.disturbance_decay)
-        return bg[:, None] + np.cumsum(model + d, axis=1)
+        out: FloatArray = bg[:, None] + np.cumsum(model + d, axis=1)
+        return out
 
     def decide(self, bg: FloatArray, free: FloatArray, iob: FloatArray, slope: FloatArray) -> FloatArray:
         """Basal rate (U/min) by the rules above.

@@ -126,7 +126,8 @@ def repeated_episode(w: FaultWindow) -> FloatArray:
     if lag == 0:
         return np.full_like(w.values, w.values[0])
     source = w.history[len(w.history) - lag :]
-    return source[np.arange(len(w.values)) % lag].astype(np.float64)
+    out: FloatArray = source[np.arange(len(w.values)) % lag].astype(np.float64)
+    return out
 
 
 @fault(target="meal", category="attack", size="g announced")

@@ -18,6 +18,7 @@ when it can be imported.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from wearbench.sim.patient._params import N_STATES, FloatArray, PatientParams
 
 _njit: Callable[..., Any] | None
 try:
-    from numba import njit as _njit
+    _njit = importlib.import_module("numba").njit
 except ImportError:  # pragma: no cover - exercised where numba is absent
     _njit = None
 

@@ -11,6 +11,7 @@ from wearbench.sources.apple_health._minute_cohort import (
     NonWearRule,
     apple_health_minute_user,
     apple_health_minutes,
+    me_labels,
     no_watch_sample,
 )
 from wearbench.sources.apple_health._minutes import CHANNELS, minute_channels
@@ -22,6 +23,7 @@ __all__ = [
     "apple_health_minutes",
     "collect",
     "load_apple_health",
+    "me_labels",
     "minute_channels",
     "no_watch_sample",
     "write_export",

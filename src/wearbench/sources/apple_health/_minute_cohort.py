@@ -33,10 +33,15 @@ workout minutes are 1 where an interval overlaps the minute at all, else 0; work
 outside the seed's ten go to ``Other`` (``Swimming`` included). Count channels densify with 0.
 Days are the local days that any record touches (a day without any record is left out: it
 would be all non-wear).
+
+Labels: the export's ``<Me>`` record gives ``sex`` (M = 1; not set: no label), ``age`` (whole
+years at the last minute day) and ``age_band``; :func:`apple_health_minutes` writes them to
+``labels.csv`` beside the cohort (dated on each user's last minute day), if any export has them.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -45,7 +50,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
+from wearbench.cohort import AGE_BANDS
 from wearbench.minutes import (
     ASLEEP,
     CHANNEL_NAMES,
@@ -226,6 +233,35 @@ def _densify(
     return first, np.ascontiguousarray(out), np.ascontiguousarray(present.reshape(shape).transpose(1, 0, 2))
 
 
+def me_labels(me: dict[str, str], last_day: str) -> list[dict[str, Any]]:
+    """``sex``, ``age`` and ``age_band`` label rows from an export's ``<Me>`` attributes.
+
+    Args:
+        me: The ``<Me>`` element's attributes.
+        last_day: ISO date of the user's last minute day (the label date and age reference).
+
+    Returns:
+        ``{"task", "value", "date"}`` rows; none for an unset or unreadable attribute.
+    """
+    rows: list[dict[str, Any]] = []
+    sex = {"HKBiologicalSexMale": 1.0, "HKBiologicalSexFemale": 0.0}.get(
+        me.get("HKCharacteristicTypeIdentifierBiologicalSex", "")
+    )
+    if sex is not None:
+        rows.append({"task": "sex", "value": sex, "date": last_day})
+    try:
+        dob = dt.date.fromisoformat(me.get("HKCharacteristicTypeIdentifierDateOfBirth", ""))
+    except ValueError:
+        return rows
+    ref = dt.date.fromisoformat(last_day)
+    age = ref.year - dob.year - ((ref.month, ref.day) < (dob.month, dob.day))
+    rows.append({"task": "age", "value": float(age), "date": last_day})
+    band = next((float(i) for i, (_, lo, hi) in enumerate(AGE_BANDS) if lo <= age < hi), None)
+    if band is not None:
+        rows.append({"task": "age_band", "value": band, "date": last_day})
+    return rows
+
+
 def apple_health_minute_user(
     path: str | os.PathLike[str], *, non_wear: NonWearRule = no_watch_sample, user_id: str | None = None
 ) -> tuple[MinuteUser, dict[str, Any]]:
@@ -238,7 +274,7 @@ def apple_health_minute_user(
 
     Returns:
         (the user, a plain-JSON report: days, samples per channel, dropped samples, workout
-        types, non-wear minutes, import rejects).
+        types, non-wear minutes, import rejects, ``labels`` from ``<Me>``: :func:`me_labels`).
 
     Raises:
         WearbenchError: For a missing, unreadable or malformed export.
@@ -263,6 +299,7 @@ def apple_health_minute_user(
         "non_wear_rule": getattr(non_wear, "__name__", repr(non_wear)),
         "non_wear_minutes": int(mask.sum()),
         "rejected": {k: int(v) for k, v in sorted(log.rejections.items())},
+        "labels": me_labels(col.me, str(dates[-1])) if dates.size else [],
     }
     return MinuteUser(uid, dates, values, mask), report
 
@@ -295,4 +332,8 @@ def apple_health_minutes(
     source = {"source": "apple-health", "reports": reports}
     if out is not None:
         write_minute_cohort(users, out, source)
+        labels = [{"user_id": r["user_id"], **row} for r in reports for row in r["labels"]]
+        if labels:
+            frame = pd.DataFrame(labels, columns=["user_id", "task", "value", "date"])
+            frame.sort_values(["task", "user_id"]).to_csv(Path(out) / "labels.csv", index=False)
     return MinuteCohort(tuple(users), source)
