@@ -163,7 +163,8 @@ class GRUDModel:
         cls, values = _classes(kind, y[has], self.n_bins)
         x = np.concatenate([w for w in w_train if len(w)])
         labels = np.repeat(cls, [len(w) for w in w_train if len(w)])
-        with np.errstate(all="ignore"):
+        with warnings.catch_warnings():  # a channel never observed (PMData: no heart rate) is NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nan_to_num(np.nanmean(x, axis=(0, 1)))
             sd = np.nan_to_num(np.nanstd(x, axis=(0, 1)))
         sd = np.where(sd > 0, sd, 1.0)
