@@ -81,16 +81,24 @@ def _user_features(
     path: Path, uid: str, labels: Mapping[str, tuple[float, np.datetime64]], tasks: Mapping[str, OutcomeTask],
     models: Sequence[str],
 ) -> dict[str, dict[str, FloatArray]]:  # fmt: skip
-    """``{task: {model: (k,) features}}`` for the tasks the user is included in."""
+    """``{task: {model: features}}`` for the tasks the user is included in.
+
+    Tasks whose windows select the same days share one pooled object per model (the deep models
+    keep every window day, so this bounds memory by the distinct windows, not the tasks).
+    """
     prep = prepare_user(read_minute_user(path, uid))
     day_no = prep.dates.astype("datetime64[D]").astype(np.int64).astype(float)[:, None]
     per_day = {m: OUTCOME_MODELS[m].day_features(prep.days) for m in models}
     per_day = {m: np.hstack([day_no, f]) if OUTCOME_MODELS[m].dated else f for m, f in per_day.items()}
     out: dict[str, dict[str, FloatArray]] = {}
+    pooled: dict[bytes, dict[str, FloatArray]] = {}
     for name, (_, date) in labels.items():
         keep = window_mask(prep.dates, date, tasks[name])
         if keep.any():
-            out[name] = {m: OUTCOME_MODELS[m].pool(per_day[m][keep]) for m in models}
+            key = keep.tobytes()
+            if key not in pooled:
+                pooled[key] = {m: OUTCOME_MODELS[m].pool(per_day[m][keep]) for m in models}
+            out[name] = pooled[key]
     return out
 
 
