@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from wearbench._errors import WearbenchError
-from wearbench.tracks import OUTCOME_MODELS, auprc
-from wearbench.tracks._outcome_rocket import MultiRocketFeatures, Pca, hourly_values
+from wearbench.tracks import OUTCOME_MODELS, auprc, rocket_model
+from wearbench.tracks._outcome_rocket import MultiRocketFeatures, Pca, hourly_values, inputs_key
 
 FloatArray = np.ndarray
 
@@ -93,3 +93,15 @@ def test_pca_matches_svd_on_wide_and_tall() -> None:
         _, s, vt = np.linalg.svd(x - x.mean(axis=0), full_matrices=False)
         np.testing.assert_allclose(np.abs(pca.components), np.abs(vt[:3]), atol=1e-8)
         np.testing.assert_allclose(np.linalg.norm(pca.transform(x), axis=0), s[:3], rtol=1e-8)
+
+
+def test_rocket_model_reuses_features_for_the_same_participants() -> None:
+    xs_tr, y_tr = _participants(12, 2, 0)
+    xs_te, _ = _participants(4, 2, 1)
+    model = rocket_model(MultiRocketFeatures(n_kernels=84))
+    first = model.predict("regression", xs_tr, y_tr, xs_te)
+    again = model.predict("regression", xs_tr, y_tr, xs_te)  # served from the kept features
+    fresh = rocket_model(MultiRocketFeatures(n_kernels=84)).predict("regression", xs_tr, y_tr, xs_te)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(first, fresh)
+    assert inputs_key(xs_tr, xs_te) != inputs_key(xs_tr, xs_te[:3])

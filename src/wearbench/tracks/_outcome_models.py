@@ -32,7 +32,7 @@ from wearbench._errors import WearbenchError
 from wearbench.minutes import N_CHANNELS
 from wearbench.tracks._hourly import hourly
 from wearbench.tracks._outcome_grud import GRUDModel
-from wearbench.tracks._outcome_rocket import MultiRocketFeatures, hourly_values, stack_days
+from wearbench.tracks._outcome_rocket import MultiRocketFeatures, hourly_values, inputs_key, stack_days
 
 FloatArray = npt.NDArray[np.float64]
 #: Ridge / logistic L2 penalty on standardised features.
@@ -210,15 +210,23 @@ class OutcomeModel:
 def rocket_model(features: MultiRocketFeatures | None = None) -> OutcomeModel:
     """The ``multirocket`` model: MultiRocket + PCA features (default: 924 kernels), Linear heads.
 
+    The features depend on the participants' days only, not on the labels: consecutive tasks with
+    the same training and test participants and windows reuse them (the last one is kept).
+
     Args:
         features: Its settings, e.g. ``MultiRocketFeatures(n_kernels=SEED_KERNELS, seed=1)``.
     """
     feats = features if features is not None else MultiRocketFeatures()
+    last: dict[bytes, tuple[FloatArray, FloatArray]] = {}  # tasks with the same participants
 
     def head(kind: str, xs_train: list[FloatArray], y: FloatArray, xs_test: list[FloatArray]) -> FloatArray:
         if len(y) < 2:
             return np.full(len(xs_test), math.nan)
-        x_train, x_test = feats.train_test(xs_train, xs_test)
+        key = inputs_key(xs_train, xs_test)
+        if key not in last:
+            last.clear()
+            last[key] = feats.train_test(xs_train, xs_test)
+        x_train, x_test = last[key]
         return fit_predict(kind, x_train, y, x_test)
 
     return OutcomeModel("multirocket", hourly_values, stack_days, head=head)

@@ -20,6 +20,7 @@ The Linear heads are then fitted on the 50 components (``_outcome_models``). aeo
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import warnings
 from collections.abc import Sequence
@@ -61,6 +62,18 @@ def hourly_values(days: npt.NDArray[np.float32]) -> FloatArray:
 def stack_days(per_day: FloatArray) -> FloatArray:
     """Keep the window's per-day rows as they are: ``(n_window, k)`` (the model pools later)."""
     return np.array(per_day, dtype=np.float64)
+
+
+def inputs_key(*groups: Sequence[FloatArray]) -> bytes:
+    """SHA-256 over the shapes and bytes of every array of every group (a cache key)."""
+    h = hashlib.sha256()
+    for group in groups:
+        h.update(f"|{len(group)}|".encode())
+        for x in group:
+            a = np.ascontiguousarray(x)
+            h.update(repr(a.shape).encode())
+            h.update(a.tobytes())
+    return h.digest()
 
 
 def _aeon_multirocket() -> Any:
