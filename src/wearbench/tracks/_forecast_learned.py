@@ -9,8 +9,8 @@ target hours. Forecasts are de-standardised; continuous channels are clipped at 
 channels to [0, 1] (a score for AUROC). PyPOTS and torch are imported lazily and quietly (banner
 to nowhere, log errors only), only when a learned forecaster is fitted.
 
-- ``dlinear``: ``DLinear(moving_avg_window_size=301)`` (the seed's moving-average window;
-  shared weights across channels, ``individual=False``).
+- ``dlinear``: ``DLinear(moving_avg_window_size=301, d_model=64)`` (the seed's moving-average
+  window; ``individual=False``, for which PyPOTS needs ``d_model``).
 - ``segrnn``: ``SegRNN(seg_len=24, d_model=64, dropout=0.1)`` (one segment per day).
 """
 
@@ -95,7 +95,8 @@ class LearnedForecaster:
             "epochs": self.epochs, "batch_size": self.batch_size, "saving_path": None, "verbose": False,
         }  # fmt: skip
         if self.name == "dlinear":
-            return forecasting.DLinear(moving_avg_window_size=min(301, self.lookback - 1 | 1), **common)
+            window = min(301, (self.lookback - 1) | 1)  # odd, at most the lookback
+            return forecasting.DLinear(moving_avg_window_size=window, d_model=64, **common)
         return forecasting.SegRNN(seg_len=24, d_model=64, dropout=0.1, **common)
 
     def fit(self, history: FloatArray, target: FloatArray) -> LearnedForecaster:
