@@ -27,7 +27,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -85,10 +85,10 @@ def batched_vs_loop(data: Path, n_series: int, n_loop: int) -> dict[str, Any]:
     out: dict[str, Any] = {"n_series": len(series), "n_loop": min(n_loop, len(series))}
     for kind in ("autoets", "autoarima"):
         t0 = time.perf_counter()
-        batch_forecast(series[:1], 24, kind)  # type: ignore[arg-type]
+        batch_forecast(series[:1], 24, kind)
         warm = time.perf_counter() - t0
         t0 = time.perf_counter()
-        batch_forecast(series, 24, kind)  # type: ignore[arg-type]
+        batch_forecast(series, 24, kind)
         per_sf = (time.perf_counter() - t0) / len(series)
         per_sm = _statsmodels_loop(series[:n_loop], kind)
         ratio = per_sm / per_sf
@@ -127,7 +127,8 @@ def whole_track(args: argparse.Namespace, data: Path, work: Path) -> dict[str, A
     res = forecast_skill(errors, seed=args.seed)
     print(skill_table(res.to_dict()))
     hr = forecast_skill([e for e in errors if e.channel == HR], seed=args.seed).to_dict()
-    hr_skill = {k: v["Physiology"] for k, v in hr["methods"].items()}
+    by_method = cast(dict[str, dict[str, dict[str, float]]], hr["methods"])
+    hr_skill = {k: v["Physiology"] for k, v in by_method.items()}
     for k, v in hr_skill.items():
         print(f"  HR (channel 5) skill {k:15s} {v['skill']:.3f} [{v['ci_low']:.3f}, {v['ci_high']:.3f}]")
     keys = ("n_train", "n_test", "train_windows", "test_windows")
