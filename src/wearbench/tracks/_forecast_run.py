@@ -3,8 +3,9 @@
 :func:`run_forecast`: the seeded user-level split of the imputation track
 (:func:`~wearbench.tracks.split_users`); each user's hourly trajectory, valid origins and a seeded
 draw of at most 100 of them (:mod:`wearbench.tracks._forecast_data`); every method fitted on the
-training users' windows; each test user's windows forecast by every method, non-finite forecasts
-replaced by the seasonal-naive reference (counted), and scored per participant and channel. The
+training users' windows; all test users' windows forecast by every method in one ``predict`` call
+(statsforecast batches every series of it), non-finite forecasts replaced by the seasonal-naive
+reference (counted), and scored per participant and channel. The
 RESULTS folder holds ``results.jsonl`` (one :class:`~wearbench.tracks.ForecastError` per line,
 sorted; byte-identical for a seed) and ``manifest.json`` (kind ``wearbench-forecast-results``:
 settings, split, origins, fallback rates, seconds per method, content hashes).
