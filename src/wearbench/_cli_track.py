@@ -157,7 +157,11 @@ def score_track_cmd(results: Path, baseline: str | None, fmt: str, seed: int, n_
 
 @track_group.command("forecast")
 @click.option("--data", "data", type=click.Path(path_type=Path), required=True, help="Minute-cohort folder.")
-@click.option("--methods", required=True, help="Comma-separated forecasting methods (seasonal_naive,linear).")
+@click.option(
+    "--methods",
+    required=True,
+    help="Comma-separated forecasting methods (seasonal_naive,linear,autoets,autoarima,dlinear,segrnn).",
+)
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="RESULTS folder to write.")
 @click.option("--horizon", type=click.Choice(["24", "48"]), default="24", show_default=True, help="Hours H.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Split and origins.")

@@ -86,7 +86,7 @@ def test_h48_and_errors(cohort: Path, tmp_path: Path) -> None:
     assert m["horizon"] == 48
     assert all(o["valid"] <= 21 for o in m["origins"].values())
     with pytest.raises(UnknownNameError):
-        run_forecast(cohort, ["autoets"], tmp_path / "x", 0)
+        run_forecast(cohort, ["autoetz"], tmp_path / "x", 0)
     with pytest.raises(ValueError, match="multiple of 24"):
         run_forecast(cohort, ["seasonal_naive"], tmp_path / "x", 0, 36)
     with pytest.raises(WearbenchError, match="not imputation results"):

@@ -46,13 +46,13 @@ from wearbench.tracks._forecast_data import (
     user_forecast_windows,
     valid_origins,
 )
+from wearbench.tracks._forecast_learned import LearnedForecaster
+from wearbench.tracks._forecast_methods import FORECASTERS, make_forecaster
 from wearbench.tracks._forecast_models import (
-    FORECASTERS,
     Forecaster,
     LagLinear,
     SeasonalNaive,
     carried_profile,
-    make_forecaster,
     seasonal_naive,
     train_means,
     with_fallback,
@@ -64,6 +64,7 @@ from wearbench.tracks._forecast_run import (
     run_forecast,
 )
 from wearbench.tracks._forecast_score import ForecastError, score_forecast
+from wearbench.tracks._forecast_stats import StatsForecaster, batch_forecast, seasonal_fill
 from wearbench.tracks._hourly import MEAN_CHANNELS, SUM_CHANNELS, hourly
 from wearbench.tracks._impute import (
     BASELINE_IMPUTERS,
@@ -248,6 +249,7 @@ __all__ = [
     "ImputationScore",
     "Imputer",
     "LagLinear",
+    "LearnedForecaster",
     "LearnedImputer",
     "LearnedModel",
     "LearnedSettings",
@@ -258,6 +260,7 @@ __all__ = [
     "OutcomeTask",
     "PreparedUser",
     "SeasonalNaive",
+    "StatsForecaster",
     "Trajectory",
     "accuracy",
     "aggregate_days",
@@ -265,6 +268,7 @@ __all__ = [
     "arima210",
     "auprc",
     "auroc",
+    "batch_forecast",
     "calendar_grid",
     "carried_profile",
     "channel_means",
@@ -319,6 +323,7 @@ __all__ = [
     "run_predict",
     "score_forecast",
     "score_imputation",
+    "seasonal_fill",
     "seasonal_naive",
     "segment_summary",
     "signal_slice",

@@ -171,22 +171,6 @@ class LagLinear:
         return np.where(empty, np.nan, out)
 
 
-#: Forecasting methods by name.
-FORECASTERS: dict[str, type[SeasonalNaive] | type[LagLinear]] = {
-    "seasonal_naive": SeasonalNaive,
-    "linear": LagLinear,
-}
-
-
-def make_forecaster(name: str) -> Forecaster:
-    """A fresh forecaster of a registered name (default parameters).
-
-    Raises:
-        KeyError: For an unknown name.
-    """
-    return FORECASTERS[name]()
-
-
 def with_fallback(
     forecast: FloatArray, reference: FloatArray, scored: NDArray[np.bool_]
 ) -> tuple[NDArray[np.float64], int]:

@@ -3,8 +3,9 @@
 :func:`run_forecast`: the seeded user-level split of the imputation track
 (:func:`~wearbench.tracks.split_users`); each user's hourly trajectory, valid origins and a seeded
 draw of at most 100 of them (:mod:`wearbench.tracks._forecast_data`); every method fitted on the
-training users' windows; each test user's windows forecast by every method, non-finite forecasts
-replaced by the seasonal-naive reference (counted), and scored per participant and channel. The
+training users' windows; all test users' windows forecast by every method in one ``predict`` call
+(statsforecast batches every series of it), non-finite forecasts replaced by the seasonal-naive
+reference (counted), and scored per participant and channel. The
 RESULTS folder holds ``results.jsonl`` (one :class:`~wearbench.tracks.ForecastError` per line,
 sorted; byte-identical for a seed) and ``manifest.json`` (kind ``wearbench-forecast-results``:
 settings, split, origins, fallback rates, seconds per method, content hashes).
@@ -34,14 +35,8 @@ from wearbench.tracks._forecast_data import (
     concat_forecast_windows,
     user_forecast_windows,
 )
-from wearbench.tracks._forecast_models import (
-    FORECASTERS,
-    Forecaster,
-    SeasonalNaive,
-    make_forecaster,
-    seasonal_naive,
-    with_fallback,
-)
+from wearbench.tracks._forecast_methods import FORECASTERS, make_forecaster
+from wearbench.tracks._forecast_models import Forecaster, SeasonalNaive, seasonal_naive, with_fallback
 from wearbench.tracks._forecast_score import ForecastError, score_forecast
 from wearbench.tracks._impute_run import RESULTS_FILE, RUN_MANIFEST, resolve_names, split_users
 from wearbench.tracks._pipeline import prepare_user
@@ -97,7 +92,7 @@ def _fit(
 def _score_user(
     w: ForecastWindows, models: dict[str, Forecaster], reference: SeasonalNaive, horizon: int, tally: _Tally
 ) -> list[ForecastError]:
-    """Every method on one test user's windows."""
+    """Every method on the test windows (all users at once; errors pool per participant)."""
     scored = np.isfinite(w.target)
     ref = reference.predict(w.history, horizon)
     tally.scored += int(scored.sum())
@@ -173,12 +168,12 @@ def run_forecast(
         _windows_of(path, train_ids, seed, horizon, history, max_origins, tally, step), horizon, history
     )
     models, reference = _fit(methods, train, tally)
-    errors: list[ForecastError] = []
-    n_test_windows = 0
-    for w in _windows_of(path, test_ids, seed, horizon, history, max_origins, tally, step):
-        n_test_windows += len(w)
-        if len(w):
-            errors.extend(_score_user(w, models, reference, horizon, tally))
+    # all test users' windows in one predict call per method (statsforecast batches every series)
+    test = concat_forecast_windows(
+        _windows_of(path, test_ids, seed, horizon, history, max_origins, tally, step), horizon, history
+    )
+    n_test_windows = len(test)
+    errors = _score_user(test, models, reference, horizon, tally) if n_test_windows else []
     blob = _results_bytes(errors, methods)
     n = tally.scored
     manifest: dict[str, Any] = {
