@@ -83,7 +83,6 @@ from wearbench.tracks._impute_run import (
     EXAMPLE_FILE,
     RESULTS_FILE,
     RESULTS_KIND,
-    RUN_MANIFEST,
     LearnedSettings,
     mask_rng,
     read_imputation_results,
@@ -176,6 +175,7 @@ from wearbench.tracks._preprocess import (
     within_day_variance,
     zero_to_nan,
 )
+from wearbench.tracks._results_io import RUN_MANIFEST
 from wearbench.tracks._weekly import (
     MIN_RETAINED_DAYS,
     WEEK_DAYS,

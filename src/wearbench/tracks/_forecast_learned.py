@@ -16,10 +16,6 @@ to nowhere, log errors only), only when a learned forecaster is fitted.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import logging
-import os
 from typing import Any, Literal
 
 import numpy as np
@@ -28,25 +24,9 @@ from numpy.typing import NDArray
 from wearbench._errors import WearbenchError
 from wearbench.minutes import BINARY, CONTINUOUS
 from wearbench.tracks._forecast_models import FloatArray
-from wearbench.tracks._learned import _errors_only, _seed_everything
+from wearbench.tracks._pypots import import_pypots, seed_everything
 
 LearnedForecastName = Literal["dlinear", "segrnn"]
-
-
-def _pypots_forecasting(n_threads: int | None) -> Any:
-    """Import ``pypots.forecasting`` quietly; set torch threads."""
-    try:
-        torch = importlib.import_module("torch")
-        with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-            forecasting = importlib.import_module("pypots.forecasting")
-    except ImportError as e:
-        raise WearbenchError(
-            f'learned forecasters need PyPOTS and torch ({e}); install them with: pip install -e ".[learn]"'
-        ) from e
-    logging.getLogger("PyPOTS running log").addFilter(_errors_only)
-    if n_threads is not None:
-        torch.set_num_threads(n_threads)
-    return forecasting
 
 
 def channel_scaler(history: FloatArray) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -105,7 +85,7 @@ class LearnedForecaster:
         Raises:
             WearbenchError: Without PyPOTS, without training windows, or with ``L < lookback``.
         """
-        forecasting = _pypots_forecasting(self.n_threads)
+        forecasting = import_pypots("forecasting", f"learned forecaster {self.name!r}", self.n_threads)
         if history.shape[0] == 0 or history.shape[1] < self.lookback:
             raise WearbenchError(
                 f"learned forecaster {self.name!r}: needs windows with >= {self.lookback} history hours; "
@@ -114,7 +94,7 @@ class LearnedForecaster:
         h = history[:, -self.lookback :, :]
         self.mean_, self.std_ = channel_scaler(h)
         self.horizon_ = int(target.shape[1])
-        _seed_everything(self.seed)
+        seed_everything(self.seed)
         self.model_ = self._build(forecasting, self.horizon_)
         self.model_.fit({"X": self._scaled(h), "X_pred": self._scaled(target)})
         return self
@@ -125,7 +105,7 @@ class LearnedForecaster:
             raise ValueError(f"{self.name}: trained for horizon {self.horizon_} h, asked for {horizon} h")
         if history.shape[0] == 0:
             return np.empty((0, horizon, 19))
-        _pypots_forecasting(self.n_threads)
+        import_pypots("forecasting", f"learned forecaster {self.name!r}", self.n_threads)
         z = self.model_.predict({"X": self._scaled(history[:, -self.lookback :, :])})["forecasting"]
         out = np.asarray(z, dtype=np.float64) * self.std_ + self.mean_
         out[..., list(CONTINUOUS)] = np.maximum(out[..., list(CONTINUOUS)], 0.0)

@@ -38,8 +38,9 @@ from wearbench.tracks._forecast_data import (
 from wearbench.tracks._forecast_methods import FORECASTERS, make_forecaster
 from wearbench.tracks._forecast_models import Forecaster, SeasonalNaive, seasonal_naive, with_fallback
 from wearbench.tracks._forecast_score import ForecastError, score_forecast
-from wearbench.tracks._impute_run import RESULTS_FILE, RUN_MANIFEST, resolve_names, split_users
+from wearbench.tracks._impute_run import RESULTS_FILE, resolve_names, split_users
 from wearbench.tracks._pipeline import prepare_user
+from wearbench.tracks._results_io import RUN_MANIFEST, read_results, write_results
 
 #: ``kind`` of a forecasting RESULTS folder's manifest.
 FORECAST_RESULTS_KIND = "wearbench-forecast-results"
@@ -60,9 +61,15 @@ class _Tally:
 
 
 def _windows_of(
-    path: Path, ids: Sequence[str], seed: int, horizon: int, history: int, cap: int, tally: _Tally,
+    path: Path,
+    ids: Sequence[str],
+    seed: int,
+    horizon: int,
+    history: int,
+    cap: int,
+    tally: _Tally,
     step: Callable[[], None],
-) -> list[ForecastWindows]:  # fmt: skip
+) -> list[ForecastWindows]:
     out = []
     for uid in ids:
         w, n_valid = user_forecast_windows(
@@ -205,18 +212,8 @@ def run_forecast(
         "seconds_total": time.perf_counter() - t_start,
         "results": {"file": RESULTS_FILE, "rows": len(errors), "sha256": hashlib.sha256(blob).hexdigest()},
     }
-    _write(Path(out), blob, manifest)
+    write_results(Path(out), {RESULTS_FILE: blob}, manifest, "forecast")
     return manifest
-
-
-def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / RESULTS_FILE).write_bytes(blob)
-        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
-        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise WearbenchError(f"{out}: cannot write forecast results ({e})") from e
 
 
 def results_kind(path: str | os.PathLike[str]) -> str | None:
@@ -241,21 +238,12 @@ def read_forecast_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any],
         WearbenchError: Naming the file (and line) for a folder of another kind, a bad line, or a
             SHA-256 that differs from the manifest.
     """
-    folder = Path(path)
-    manifest = read_json_object(folder / RUN_MANIFEST, missing="no forecast results (run `track forecast`)")
-    if manifest.get("kind") != FORECAST_RESULTS_KIND:
-        raise WearbenchError(f"{folder / RUN_MANIFEST}: not forecast results (kind {manifest.get('kind')!r})")
-    file = folder / RESULTS_FILE
-    try:
-        blob = file.read_bytes()
-    except OSError as e:
-        raise WearbenchError(f"{file}: cannot read forecast results ({e})") from e
-    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
-        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
-    errors = []
-    for n, line in enumerate(blob.decode().splitlines(), start=1):
-        try:
-            errors.append(ForecastError(**json.loads(line)))
-        except (TypeError, ValueError) as e:
-            raise WearbenchError(f"{file}:{n}: not a forecast error record ({e})") from e
-    return manifest, errors
+    return read_results(
+        path,
+        kind=FORECAST_RESULTS_KIND,
+        file=RESULTS_FILE,
+        record=ForecastError,
+        noun="forecast",
+        command="track forecast",
+        record_noun="a forecast error record",
+    )

@@ -29,17 +29,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wearbench._errors import UnknownNameError, WearbenchError
-from wearbench._jsonfile import read_json_object
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
 from wearbench.tracks._impute import BASELINE_IMPUTERS, BaselineImputer, Imputer
 from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
 from wearbench.tracks._learned import DEFAULT_EPOCHS, LEARNED_IMPUTERS, LearnedImputer
 from wearbench.tracks._masking import MASKING_APPROACHES, apply_mask, draw_masks
 from wearbench.tracks._pipeline import PreparedUser, prepare_user
+from wearbench.tracks._results_io import read_results, write_results
 
 #: File names inside a RESULTS folder.
 RESULTS_FILE = "results.jsonl"
-RUN_MANIFEST = "manifest.json"
 EXAMPLE_FILE = "example.npz"
 #: Default cap on training days of a learned model in :func:`run_imputation`.
 DEFAULT_MAX_TRAIN_DAYS = 1000
@@ -323,7 +322,8 @@ def run_imputation(
     npz = _example_bytes(example, methods) if "truth" in example else None
     if npz is not None:
         manifest["example"] = {"file": EXAMPLE_FILE, "sha256": hashlib.sha256(npz).hexdigest()}
-    _write(Path(out), blob, manifest, npz)
+    files = {RESULTS_FILE: blob} if npz is None else {RESULTS_FILE: blob, EXAMPLE_FILE: npz}
+    write_results(Path(out), files, manifest, "imputation")
     return manifest
 
 
@@ -353,18 +353,6 @@ def _example_bytes(example: dict[str, Any], methods: Sequence[str]) -> bytes:
     return buf.getvalue()
 
 
-def _write(out: Path, blob: bytes, manifest: dict[str, Any], npz: bytes | None = None) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / RESULTS_FILE).write_bytes(blob)
-        if npz is not None:
-            (out / EXAMPLE_FILE).write_bytes(npz)
-        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
-        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise WearbenchError(f"{out}: cannot write imputation results ({e})") from e
-
-
 def read_imputation_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[ImputationError]]:
     """Read a RESULTS folder written by :func:`run_imputation`.
 
@@ -378,22 +366,12 @@ def read_imputation_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any
         WearbenchError: Naming the file (and line), if the folder is not a RESULTS folder, a line
             is not a complete error record, or the file's SHA-256 differs from the manifest.
     """
-    folder = Path(path)
-    manifest = read_json_object(folder / RUN_MANIFEST, missing="no imputation results (run `track impute`)")
-    if manifest.get("kind") != RESULTS_KIND:
-        kind = manifest.get("kind")
-        raise WearbenchError(f"{folder / RUN_MANIFEST}: not imputation results (kind {kind!r})")
-    file = folder / RESULTS_FILE
-    try:
-        blob = file.read_bytes()
-    except OSError as e:
-        raise WearbenchError(f"{file}: cannot read imputation results ({e})") from e
-    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
-        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
-    errors = []
-    for n, line in enumerate(blob.decode().splitlines(), start=1):
-        try:
-            errors.append(ImputationError(**json.loads(line)))
-        except (TypeError, ValueError) as e:
-            raise WearbenchError(f"{file}:{n}: not an imputation error record ({e})") from e
-    return manifest, errors
+    return read_results(
+        path,
+        kind=RESULTS_KIND,
+        file=RESULTS_FILE,
+        record=ImputationError,
+        noun="imputation",
+        command="track impute",
+        record_noun="an imputation error record",
+    )

@@ -15,10 +15,6 @@ minutes (the seed's train-set standardisation). PyPOTS and torch are optional (`
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import logging
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +23,7 @@ from numpy.typing import NDArray
 
 from wearbench._errors import WearbenchError
 from wearbench.minutes import MINUTES_PER_DAY, N_CHANNELS
+from wearbench.tracks._pypots import import_pypots, seed_everything
 from wearbench.tracks._windows7 import day_windows, windows_to_days
 
 F64 = NDArray[np.float64]
@@ -131,32 +128,6 @@ def _channel_range(train: NDArray[np.floating[Any]]) -> F64:
     hi = np.where(obs, d, -np.inf).max(axis=(0, 2))
     empty = ~obs.any(axis=(0, 2))
     return np.stack([np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)])
-
-
-def _errors_only(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.ERROR
-
-
-def _pypots(n_threads: int | None) -> Any:
-    """Import ``pypots.imputation`` quietly (banner to nowhere, log errors only); set torch threads."""
-    try:
-        torch = importlib.import_module("torch")
-        with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-            imputation = importlib.import_module("pypots.imputation")
-    except ImportError as e:
-        raise WearbenchError(
-            f"learned imputation models need PyPOTS and torch ({e}); "
-            'install them with: pip install -e ".[learn]"'
-        ) from e
-    # PyPOTS resets its logger to WARNING for every model built with verbose=False; a filter stays
-    logging.getLogger("PyPOTS running log").addFilter(_errors_only)
-    if n_threads is not None:
-        torch.set_num_threads(n_threads)
-    return imputation
-
-
-def _seed_everything(seed: int) -> None:
-    importlib.import_module("pypots.utils.random").set_random_seed(seed)
 
 
 class LearnedImputer:
@@ -265,7 +236,7 @@ class LearnedImputer:
         Raises:
             WearbenchError: Without PyPOTS / torch installed, or without training days.
         """
-        imputation = _pypots(self.n_threads)
+        imputation = import_pypots("imputation", f"learned imputation model {self.name!r}", self.n_threads)
         if train.shape[0] == 0:
             raise WearbenchError(f"learned imputer {self.name!r}: no training day to fit on")
         self.mean_, self.std_ = standardisation(train)
@@ -280,7 +251,7 @@ class LearnedImputer:
         self.train_samples_ = int(samples.shape[0])
         self.train_days_ = self.train_samples_ if offsets is None else int((offsets >= 0).sum())
         z = fold_patches(samples, self.patch_minutes)
-        _seed_everything(self.seed)
+        seed_everything(self.seed)
         cls = getattr(imputation, self.spec.model)
         self.model_ = cls(n_steps=z.shape[1], n_features=z.shape[2], epochs=self.epochs,
                           batch_size=self.batch_size, saving_path=None, verbose=False,
@@ -313,7 +284,7 @@ class LearnedImputer:
         if xd.shape[0] == 0:
             return xd.copy()
         samples, offsets = self._samples(xd, users, dates)
-        _seed_everything(self.seed)
+        seed_everything(self.seed)
         pred = np.asarray(self.model_.predict({"X": fold_patches(samples, self.patch_minutes)})["imputation"])
         days = unfold_patches(pred, N_CHANNELS).astype(np.float64)
         if offsets is not None:

@@ -28,11 +28,8 @@ are optional (``pip install -e ".[learn]"``) and imported only when a model is f
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import logging
 import math
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,8 +38,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from wearbench._errors import WearbenchError
 from wearbench.minutes import HOURS_PER_DAY, N_CHANNELS
+from wearbench.tracks._pypots import import_pypots
 from wearbench.tracks._weekly import WEEK_STRIDE, stack_weeks, weekly_windows
 
 FloatArray = npt.NDArray[np.float64]
@@ -77,27 +74,6 @@ def participant_weeks(rows: FloatArray, stride: int = WEEK_STRIDE, max_weeks: in
     _, idx = weekly_windows(day_no, np.ones(len(day_no), dtype=bool), stride=stride)
     weeks = stack_weeks(seg, idx[-max_weeks:] if max_weeks > 0 else idx[:0], nan_missing=True)
     return np.asarray(weeks[:, :, :N_CHANNELS], dtype=np.float64)
-
-
-def _errors_only(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.ERROR
-
-
-def _pypots_classification(n_threads: int | None) -> Any:
-    """Import ``pypots.classification`` quietly (banner to nowhere, log errors only)."""
-    try:
-        torch = importlib.import_module("torch")
-        with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-            module = importlib.import_module("pypots.classification")
-    except ImportError as e:
-        raise WearbenchError(
-            f"outcome method 'grud' needs PyPOTS and torch ({e}); "
-            'install them with: pip install -e ".[learn]"'
-        ) from e
-    logging.getLogger("PyPOTS running log").addFilter(_errors_only)
-    if n_threads is not None:
-        torch.set_num_threads(n_threads)
-    return module
 
 
 def _classes(kind: str, y: FloatArray, n_bins: int) -> tuple[npt.NDArray[np.int64], FloatArray]:
@@ -178,7 +154,7 @@ class GRUDModel:
         return out
 
     def _fit(self, x: FloatArray, labels: npt.NDArray[np.int64], n_classes: int) -> Any:
-        classification = _pypots_classification(self.n_threads)
+        classification = import_pypots("classification", "outcome method 'grud'", self.n_threads)
         importlib.import_module("pypots.utils.random").set_random_seed(self.seed)
         adam = importlib.import_module("pypots.optim.adam").Adam(lr=self.lr)
         model = classification.GRUD(

@@ -29,9 +29,8 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench._jsonfile import read_json_object
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
-from wearbench.tracks._impute_run import RUN_MANIFEST, resolve_names, split_users
+from wearbench.tracks._impute_run import resolve_names, split_users
 from wearbench.tracks._outcome_metrics import task_metric
 from wearbench.tracks._outcome_models import (
     OUTCOME_MODELS,
@@ -40,6 +39,7 @@ from wearbench.tracks._outcome_models import (
 )
 from wearbench.tracks._outcome_tasks import OUTCOME_TASKS, OutcomeTask, cohort_labels, window_mask
 from wearbench.tracks._pipeline import prepare_user
+from wearbench.tracks._results_io import read_results, write_results
 
 #: ``kind`` of an outcome RESULTS folder's manifest.
 OUTCOME_RESULTS_KIND = "wearbench-outcome-results"
@@ -78,9 +78,12 @@ def _resolve_methods(methods: Sequence[str]) -> tuple[str, ...]:
 
 
 def _user_features(
-    path: Path, uid: str, labels: Mapping[str, tuple[float, np.datetime64]], tasks: Mapping[str, OutcomeTask],
+    path: Path,
+    uid: str,
+    labels: Mapping[str, tuple[float, np.datetime64]],
+    tasks: Mapping[str, OutcomeTask],
     models: Sequence[str],
-) -> dict[str, dict[str, FloatArray]]:  # fmt: skip
+) -> dict[str, dict[str, FloatArray]]:
     """``{task: {model: features}}`` for the tasks the user is included in.
 
     Tasks whose windows select the same days share one pooled object per model (the deep models
@@ -220,14 +223,15 @@ def run_predict(
             "sha256": hashlib.sha256(blob).hexdigest(),
         },
     }
-    _write(Path(out), blob, manifest)
+    write_results(Path(out), {PREDICTIONS_FILE: blob}, manifest, "outcome")
     return manifest
 
 
 def _predict_all(
-    defs: Mapping[str, OutcomeTask], methods: Sequence[str],
+    defs: Mapping[str, OutcomeTask],
+    methods: Sequence[str],
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]],
-) -> tuple[list[OutcomePrediction], dict[str, Any]]:  # fmt: skip
+) -> tuple[list[OutcomePrediction], dict[str, Any]]:
     """Every method on every task; the per-task summary, fallback counts and seconds."""
     records: list[OutcomePrediction] = []
     n_fb = dict.fromkeys(methods, 0)
@@ -266,16 +270,6 @@ def _predictions_bytes(records: list[OutcomePrediction], methods: Sequence[str])
     return "".join(json.dumps(asdict(r), sort_keys=True, allow_nan=False) + "\n" for r in ordered).encode()
 
 
-def _write(out: Path, blob: bytes, manifest: dict[str, Any]) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / PREDICTIONS_FILE).write_bytes(blob)
-        text = json.dumps(manifest, sort_keys=True, indent=2, allow_nan=False) + "\n"
-        (out / RUN_MANIFEST).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise WearbenchError(f"{out}: cannot write outcome results ({e})") from e
-
-
 def read_outcome_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[OutcomePrediction]]:
     """Read a RESULTS folder written by :func:`run_predict`.
 
@@ -286,21 +280,12 @@ def read_outcome_results(path: str | os.PathLike[str]) -> tuple[dict[str, Any], 
         WearbenchError: Naming the file (and line) for a folder of another kind, a bad line, or a
             SHA-256 that differs from the manifest.
     """
-    folder = Path(path)
-    manifest = read_json_object(folder / RUN_MANIFEST, missing="no outcome results (run `track predict`)")
-    if manifest.get("kind") != OUTCOME_RESULTS_KIND:
-        raise WearbenchError(f"{folder / RUN_MANIFEST}: not outcome results (kind {manifest.get('kind')!r})")
-    file = folder / PREDICTIONS_FILE
-    try:
-        blob = file.read_bytes()
-    except OSError as e:
-        raise WearbenchError(f"{file}: cannot read outcome predictions ({e})") from e
-    if hashlib.sha256(blob).hexdigest() != manifest.get("results", {}).get("sha256"):
-        raise WearbenchError(f"{file}: SHA-256 differs from the manifest (edited or truncated?)")
-    out = []
-    for n, line in enumerate(blob.decode().splitlines(), start=1):
-        try:
-            out.append(OutcomePrediction(**json.loads(line)))
-        except (TypeError, ValueError) as e:
-            raise WearbenchError(f"{file}:{n}: not an outcome prediction record ({e})") from e
-    return manifest, out
+    return read_results(
+        path,
+        kind=OUTCOME_RESULTS_KIND,
+        file=PREDICTIONS_FILE,
+        record=OutcomePrediction,
+        noun="outcome",
+        command="track predict",
+        record_noun="an outcome prediction record",
+    )
