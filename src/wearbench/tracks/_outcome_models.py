@@ -12,8 +12,10 @@ mean, i.e. 0 after standardisation):
 
 Models: ``linear`` (the reference): per retained hourly segment ``(24, 38)``, the ``nanmean`` and
 ``nanstd`` over the 24 hours of each of the 19 channels (38 dims; NaN at missing hours), averaged
-(``nanmean``) over the participant's segments in the window. ``xgboost``, ``multirocket`` and
-``grud`` are named in :data:`PLANNED_OUTCOME_MODELS` and not built yet.
+(``nanmean``) over the participant's segments in the window. ``xgboost``
+(``tracks/_outcome_xgb.py``): a window representation over the days *and dates* in the window
+(``window_features``) and its own head (FPCA fitted on the training participants, then XGBoost).
+``multirocket`` and ``grud`` are named in :data:`PLANNED_OUTCOME_MODELS` and not built yet.
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ import numpy.typing as npt
 from wearbench._errors import WearbenchError
 from wearbench.minutes import N_CHANNELS
 from wearbench.tracks._hourly import hourly
+from wearbench.tracks._outcome_xgb import xgb_fit_predict, xgb_window_features
 
 FloatArray = npt.NDArray[np.float64]
 #: Ridge / logistic L2 penalty on standardised features.
 RIDGE_ALPHA = 1.0
 #: Models named by the seed that are not built yet (the run refuses them with this note).
 PLANNED_OUTCOME_MODELS: dict[str, str] = {
-    "xgboost": "hand-crafted features (tracks/_features.py, helper feat) + xgboost-cpu",
     "multirocket": "aeon MultiRocket + PCA -> 50",
     "grud": "PyPOTS GRU-D on the weekly tensors",
 }
@@ -182,16 +184,26 @@ class OutcomeModel:
         name: Method name.
         day_features: ``(n, 19, 1440)`` days → ``(n, k)`` per-day features (computed once per user).
         pool: ``(n_window, k)`` per-day features of the days in a window → ``(k,)`` participant.
+        window_features: When set, replaces ``day_features`` + ``pool``: the window's
+            ``(n_window, 19, 1440)`` days and ``(n_window,)`` dates → ``(k,)`` participant (computed
+            once per distinct window of a user).
+        head: When set, replaces :func:`fit_predict`: ``head(kind, x_train, y_train, x_test, *,
+            seed, n_jobs) -> (n_test,)`` predictions (NaN = missing).
     """
 
     name: str
     day_features: Callable[[npt.NDArray[np.float32]], FloatArray]
     pool: Callable[[FloatArray], FloatArray]
+    window_features: Callable[[npt.NDArray[np.float32], npt.NDArray[np.datetime64]], FloatArray] | None = None
+    head: Callable[..., FloatArray] | None = None
 
 
 #: Built outcome models, keyed by name.
 OUTCOME_MODELS: dict[str, OutcomeModel] = {
     "linear": OutcomeModel("linear", segment_summary, linear_features),
+    "xgboost": OutcomeModel(
+        "xgboost", segment_summary, linear_features, window_features=xgb_window_features, head=xgb_fit_predict
+    ),
 }
 
 

@@ -80,16 +80,41 @@ def _resolve_methods(methods: Sequence[str]) -> tuple[str, ...]:
 
 def _user_features(
     path: Path, uid: str, labels: Mapping[str, tuple[float, np.datetime64]], tasks: Mapping[str, OutcomeTask],
-    models: Sequence[str],
+    models: Sequence[str], seconds: dict[str, float],
 ) -> dict[str, dict[str, FloatArray]]:  # fmt: skip
-    """``{task: {model: (k,) features}}`` for the tasks the user is included in."""
+    """``{task: {model: (k,) features}}`` for the tasks the user is included in.
+
+    Per-day models compute their day features once per user; window models (``window_features``)
+    once per distinct window (tasks with the same retained days share the vector). Seconds are
+    added to ``seconds["read"]`` and ``seconds[model]``.
+    """
+    t0 = time.perf_counter()
     prep = prepare_user(read_minute_user(path, uid))
-    per_day = {m: OUTCOME_MODELS[m].day_features(prep.days) for m in models}
+    seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t0
+    specs = {m: OUTCOME_MODELS[m] for m in models}
+    per_day: dict[str, FloatArray] = {}
+    for m, spec in specs.items():
+        t0 = time.perf_counter()
+        if spec.window_features is None:
+            per_day[m] = spec.day_features(prep.days)
+        seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
+    cache: dict[tuple[str, bytes], FloatArray] = {}
     out: dict[str, dict[str, FloatArray]] = {}
     for name, (_, date) in labels.items():
         keep = window_mask(prep.dates, date, tasks[name])
-        if keep.any():
-            out[name] = {m: OUTCOME_MODELS[m].pool(per_day[m][keep]) for m in models}
+        if not keep.any():
+            continue
+        out[name] = {}
+        for m, spec in specs.items():
+            if spec.window_features is None:
+                out[name][m] = spec.pool(per_day[m][keep])
+                continue
+            key = (m, np.packbits(keep).tobytes())
+            if key not in cache:
+                t0 = time.perf_counter()
+                cache[key] = spec.window_features(prep.days[keep], prep.dates[keep])
+                seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
+            out[name][m] = cache[key]
     return out
 
 
@@ -110,7 +135,7 @@ _Rows = dict[str, list[tuple[str, float, dict[str, FloatArray]]]]
 
 
 def _predict_task(
-    task: OutcomeTask, methods: Sequence[str], rows: _Rows
+    task: OutcomeTask, methods: Sequence[str], rows: _Rows, seed: int = 0, n_jobs: int = 1
 ) -> tuple[dict[str, FloatArray], FloatArray, list[str], dict[str, float]]:
     """Predictions per method (fallback applied), test labels and ids, fit seconds."""
     train, test = rows["train"], rows["test"]
@@ -121,7 +146,11 @@ def _predict_task(
         t0 = time.perf_counter()
         x_train = np.stack([r[2][m] for r in train]) if train else np.zeros((0, 0))
         x_test = np.stack([r[2][m] for r in test])
-        preds[m] = fit_predict(task.kind, x_train, y_train, x_test)
+        head = OUTCOME_MODELS[m].head
+        if head is None:
+            preds[m] = fit_predict(task.kind, x_train, y_train, x_test)
+        else:
+            preds[m] = head(task.kind, x_train, y_train, x_test, seed=seed, n_jobs=n_jobs)
         seconds[m] = time.perf_counter() - t0
     return preds, np.array([r[1] for r in test], dtype=float), [r[0] for r in test], seconds
 
@@ -137,6 +166,7 @@ def run_predict(
     test_share: float = 0.2,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    n_jobs: int = 1,
 ) -> dict[str, Any]:
     """Run the outcome-prediction track on a minute cohort and write a RESULTS folder.
 
@@ -150,6 +180,7 @@ def run_predict(
         test_share: Share of users in the test split.
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback.
+        n_jobs: Threads of models that take them (XGBoost); the output does not depend on it.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -172,18 +203,19 @@ def run_predict(
     index = _label_index(labels, defs)
     models = list(dict.fromkeys([OUTCOME_REFERENCE, *methods]))
     t_start = time.perf_counter()
+    feature_seconds: dict[str, float] = {}
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]] = {
         t: {"train": [], "test": []} for t in defs
     }
     for i, uid in enumerate(ids):
         user_labels = index.get(uid, {})
         if user_labels:
-            for name, feats in _user_features(path, uid, user_labels, defs, models).items():
+            for name, feats in _user_features(path, uid, user_labels, defs, models, feature_seconds).items():
                 rows[name][side[uid]].append((uid, user_labels[name][0], feats))
         if progress is not None:
             progress(i + 1, len(ids))
     t_features = time.perf_counter() - t_start
-    records, summary = _predict_all(defs, methods, rows)
+    records, summary = _predict_all(defs, methods, rows, seed, n_jobs)
     blob = _predictions_bytes(records, methods)
     manifest: dict[str, Any] = {
         "kind": OUTCOME_RESULTS_KIND,
@@ -203,7 +235,11 @@ def run_predict(
             "test": test_ids,
         },
         "fallback": summary["fallback"],
-        "seconds": {"features": t_features, "fit_predict": summary["seconds"]},
+        "seconds": {
+            "features": t_features,
+            "features_by_stage": feature_seconds,
+            "fit_predict": summary["seconds"],
+        },
         "seconds_total": time.perf_counter() - t_start,
         "results": {
             "file": PREDICTIONS_FILE,
@@ -218,6 +254,7 @@ def run_predict(
 def _predict_all(
     defs: Mapping[str, OutcomeTask], methods: Sequence[str],
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]],
+    seed: int = 0, n_jobs: int = 1,
 ) -> tuple[list[OutcomePrediction], dict[str, Any]]:  # fmt: skip
     """Every method on every task; the per-task summary, fallback counts and seconds."""
     records: list[OutcomePrediction] = []
@@ -230,7 +267,7 @@ def _predict_all(
         tasks[name] = {"n_train": len(r["train"]), "n_test": len(r["test"]), "reference_metric": None}
         if not r["test"]:
             continue
-        preds, y, who, secs = _predict_task(task, methods, r)
+        preds, y, who, secs = _predict_task(task, methods, r, seed, n_jobs)
         ref = preds[OUTCOME_REFERENCE]
         tasks[name]["reference_metric"] = _finite_or_none(task_metric(task.kind, y, ref))
         for m in methods:
