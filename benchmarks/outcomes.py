@@ -31,6 +31,7 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=500)
     ap.add_argument("--days", type=int, default=60)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--test-share", type=float, default=0.2)
     ap.add_argument("--methods", default="linear,xgboost")
     ap.add_argument("--jobs", type=int, default=1, help="XGBoost threads.")
     ap.add_argument("--n-boot", type=int, default=1000)
@@ -50,7 +51,14 @@ def run(args: argparse.Namespace, work: Path) -> None:
         data = synthesize_minutes(args.users, args.days, args.seed, work / "minutes")
         times["synthesize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    manifest = run_predict(data, args.methods.split(","), work / "results", args.seed, n_jobs=args.jobs)
+    manifest = run_predict(
+        data,
+        args.methods.split(","),
+        work / "results",
+        args.seed,
+        test_share=args.test_share,
+        n_jobs=args.jobs,
+    )
     times["predict_total"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     scored = score_outcome_results(work / "results", "linear", seed=args.seed, n_boot=args.n_boot)
