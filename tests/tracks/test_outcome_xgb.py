@@ -11,21 +11,19 @@ from wearbench.minutes import HR
 from wearbench.sources import synthesize_minutes
 from wearbench.tracks import (
     SYNTHETIC_TASKS,
+    XGB_FEATURE_NAMES,
     CurveFPCA,
     auprc,
+    fpca_design,
     mean_profiles,
     participant_features,
     read_outcome_results,
     run_predict,
-)
-from wearbench.tracks._outcome_run import _predict_all
-from wearbench.tracks._outcome_xgb import (
-    N_WINDOW_COLUMNS,
-    XGB_FEATURE_NAMES,
-    fpca_design,
     xgb_fit_predict,
     xgb_window_features,
 )
+from wearbench.tracks._outcome_run import _predict_all  # the fallback step, on hand-built rows
+from wearbench.tracks._outcome_xgb import N_WINDOW_COLUMNS
 
 N_FEAT = 531
 DATES = np.arange(np.datetime64("2024-01-01"), np.datetime64("2024-01-04"))
