@@ -3,7 +3,8 @@
 :func:`run_predict`: the cohort's labels (:func:`~wearbench.tracks.cohort_labels`); the seeded
 user-level split of the other tracks (:func:`~wearbench.tracks.split_users`, over every user of the
 folder); each user's retained days (:func:`~wearbench.tracks.prepare_user`) turned into per-day
-features once per model, then pooled over each task's window; a participant enters a task iff it
+features once per model, then pooled over each task's window (or, for a model with
+``window_features`` such as XGBoost, one vector per distinct window); a participant enters a task iff it
 has the label and at least one retained day in the window. Every method fits one head per task on
 the included training users and predicts the included test users; a non-finite prediction is
 replaced by Linear's (the reference, always fitted) and counted. The RESULTS folder holds
