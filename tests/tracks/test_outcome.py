@@ -14,6 +14,7 @@ from wearbench._errors import WearbenchError
 from wearbench.cli import cli
 from wearbench.sources import synthesize, synthesize_minutes
 from wearbench.tracks import (
+    PLANNED_OUTCOME_MODELS,
     SYNTHETIC_TASKS,
     OutcomeTask,
     cohort_labels,
@@ -107,9 +108,10 @@ def test_run_predict_and_score_end_to_end(cohort_dir: Path, tmp_path: Path) -> N
     assert again["results"]["sha256"] == manifest["results"]["sha256"]
 
 
-def test_labels_file_and_refusals(cohort_dir: Path, tmp_path: Path) -> None:
+def test_labels_file_and_refusals(cohort_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(PLANNED_OUTCOME_MODELS, "future", "not yet")
     with pytest.raises(WearbenchError, match="not built yet"):
-        run_predict(cohort_dir, ["xgboost"], tmp_path / "x")
+        run_predict(cohort_dir, ["future"], tmp_path / "x")
     folder = tmp_path / "copy"
     folder.mkdir()
     for f in cohort_dir.rglob("*"):

@@ -155,6 +155,13 @@ from wearbench.tracks._outcome_tasks import (
     synthetic_labels,
     window_mask,
 )
+from wearbench.tracks._outcome_xgb import (
+    XGB_FEATURE_NAMES,
+    XGB_PARAMS,
+    fpca_design,
+    xgb_fit_predict,
+    xgb_window_features,
+)
 from wearbench.tracks._pipeline import (
     DayCounts,
     HourlyUser,
@@ -234,6 +241,8 @@ __all__ = [
     "WEEK_DAYS",
     "WEEK_STRIDE",
     "WINDOW_DAYS",
+    "XGB_FEATURE_NAMES",
+    "XGB_PARAMS",
     "BaselineImputer",
     "Cosinor",
     "CurveFPCA",
@@ -292,6 +301,7 @@ __all__ = [
     "fit_predict",
     "fold_patches",
     "forecast_windows",
+    "fpca_design",
     "fpca_names",
     "grud_model",
     "hourly",
@@ -352,5 +362,7 @@ __all__ = [
     "with_fallback",
     "within_day_variance",
     "workout_gap",
+    "xgb_fit_predict",
+    "xgb_window_features",
     "zero_to_nan",
 ]

@@ -15,7 +15,10 @@ Models: ``linear`` (the reference): per retained hourly segment ``(24, 38)``, th
 (``nanmean``) over the participant's segments in the window. ``multirocket``
 (:mod:`~wearbench.tracks._outcome_rocket`: MultiRocket + PCA -> 50 fitted per task on the training
 participants, then these heads) and ``grud`` (:mod:`~wearbench.tracks._outcome_grud`: PyPOTS GRU-D
-on weekly tensors, its own head) keep every window day (``stack_days``) and bring a ``head``.
+on weekly tensors, its own head) keep every window day (``stack_days``) and bring a ``head``;
+``xgboost`` (:mod:`~wearbench.tracks._outcome_xgb`) builds one vector per window from the days
+*and dates* in it (``window_features``) and brings its own head (FPCA fitted on the training
+participants, then XGBoost).
 """
 
 from __future__ import annotations
@@ -33,14 +36,13 @@ from wearbench.minutes import N_CHANNELS
 from wearbench.tracks._hourly import hourly
 from wearbench.tracks._outcome_grud import GRUDModel
 from wearbench.tracks._outcome_rocket import MultiRocketFeatures, hourly_values, inputs_key, stack_days
+from wearbench.tracks._outcome_xgb import xgb_fit_predict, xgb_window_features
 
 FloatArray = npt.NDArray[np.float64]
 #: Ridge / logistic L2 penalty on standardised features.
 RIDGE_ALPHA = 1.0
 #: Models named by the seed that are not built yet (the run refuses them with this note).
-PLANNED_OUTCOME_MODELS: dict[str, str] = {
-    "xgboost": "hand-crafted features (tracks/_features.py, helper feat) + xgboost-cpu",
-}
+PLANNED_OUTCOME_MODELS: dict[str, str] = {}
 
 
 def segment_summary(days: npt.ArrayLike) -> FloatArray:
@@ -186,23 +188,34 @@ class OutcomeModel:
         pool: ``(n_window, k)`` per-day features of the days in a window → ``(k,)`` participant
             (or any array a ``head`` takes).
         dated: Prepend the day number (days since 1970-01-01) to each per-day row as column 0.
-        head: ``(kind, train participants, y_train, test participants) -> (n_test,)`` predictions
-            when the model fits its own representation or head; None = :func:`fit_predict` on the
-            stacked pooled features.
+        window_features: When set, replaces ``day_features`` + ``pool``: the window's
+            ``(n_window, 19, 1440)`` days and ``(n_window,)`` dates → ``(k,)`` participant (computed
+            once per distinct window of a user).
+        head: ``head(kind, xs_train, y_train, xs_test, *, seed, n_jobs) -> (n_test,)`` predictions
+            (NaN = missing) when the model fits its own representation or head; None =
+            :func:`fit_predict` on the stacked pooled features.
     """
 
     name: str
     day_features: Callable[[npt.NDArray[np.float32]], FloatArray]
     pool: Callable[[FloatArray], FloatArray]
     dated: bool = False
-    head: Callable[[str, list[FloatArray], FloatArray, list[FloatArray]], FloatArray] | None = None
+    window_features: Callable[[npt.NDArray[np.float32], npt.NDArray[np.datetime64]], FloatArray] | None = None
+    head: Callable[..., FloatArray] | None = None
 
     def predict(
-        self, kind: str, xs_train: list[FloatArray], y_train: FloatArray, xs_test: list[FloatArray]
+        self,
+        kind: str,
+        xs_train: list[FloatArray],
+        y_train: FloatArray,
+        xs_test: list[FloatArray],
+        *,
+        seed: int = 0,
+        n_jobs: int = 1,
     ) -> FloatArray:
         """Fit on the training participants' pooled features and predict the test ones (``(n_test,)``)."""
         if self.head is not None:
-            return self.head(kind, xs_train, y_train, xs_test)
+            return self.head(kind, xs_train, y_train, xs_test, seed=seed, n_jobs=n_jobs)
         x_train = np.stack(xs_train) if xs_train else np.zeros((0, 0))
         return fit_predict(kind, x_train, y_train, np.stack(xs_test))
 
@@ -219,7 +232,16 @@ def rocket_model(features: MultiRocketFeatures | None = None) -> OutcomeModel:
     feats = features if features is not None else MultiRocketFeatures()
     last: dict[bytes, tuple[FloatArray, FloatArray]] = {}  # tasks with the same participants
 
-    def head(kind: str, xs_train: list[FloatArray], y: FloatArray, xs_test: list[FloatArray]) -> FloatArray:
+    def head(
+        kind: str,
+        xs_train: list[FloatArray],
+        y: FloatArray,
+        xs_test: list[FloatArray],
+        *,
+        seed: int,
+        n_jobs: int,
+    ) -> FloatArray:
+        del seed, n_jobs  # the features are seeded by their own settings; the heads are exact
         if len(y) < 2:
             return np.full(len(xs_test), math.nan)
         key = inputs_key(xs_train, xs_test)
@@ -235,7 +257,40 @@ def rocket_model(features: MultiRocketFeatures | None = None) -> OutcomeModel:
 def grud_model(model: GRUDModel | None = None) -> OutcomeModel:
     """The ``grud`` model: PyPOTS GRU-D on weekly tensors (``model``: its settings)."""
     net = model if model is not None else GRUDModel()
-    return OutcomeModel("grud", hourly_values, stack_days, dated=True, head=net.fit_predict)
+
+    def head(
+        kind: str,
+        xs_train: list[FloatArray],
+        y: FloatArray,
+        xs_test: list[FloatArray],
+        *,
+        seed: int,
+        n_jobs: int,
+    ) -> FloatArray:
+        del seed, n_jobs  # seeded and threaded by its own settings (GRUDModel)
+        return net.fit_predict(kind, xs_train, y, xs_test)
+
+    return OutcomeModel("grud", hourly_values, stack_days, dated=True, head=head)
+
+
+def xgboost_model() -> OutcomeModel:
+    """The ``xgboost`` model: hand-crafted window features (+ FPCA on train) and XGBoost heads."""
+
+    def head(
+        kind: str,
+        xs_train: list[FloatArray],
+        y: FloatArray,
+        xs_test: list[FloatArray],
+        *,
+        seed: int,
+        n_jobs: int,
+    ) -> FloatArray:
+        x_train = np.stack(xs_train) if xs_train else np.zeros((0, 0))
+        return xgb_fit_predict(kind, x_train, y, np.stack(xs_test), seed=seed, n_jobs=n_jobs)
+
+    return OutcomeModel(
+        "xgboost", segment_summary, linear_features, window_features=xgb_window_features, head=head
+    )
 
 
 #: Built outcome models, keyed by name (replace an entry to change its settings, e.g.
@@ -244,6 +299,7 @@ OUTCOME_MODELS: dict[str, OutcomeModel] = {
     "linear": OutcomeModel("linear", segment_summary, linear_features),
     "multirocket": rocket_model(),
     "grud": grud_model(),
+    "xgboost": xgboost_model(),
 }
 
 

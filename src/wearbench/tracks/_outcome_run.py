@@ -3,7 +3,8 @@
 :func:`run_predict`: the cohort's labels (:func:`~wearbench.tracks.cohort_labels`); the seeded
 user-level split of the other tracks (:func:`~wearbench.tracks.split_users`, over every user of the
 folder); each user's retained days (:func:`~wearbench.tracks.prepare_user`) turned into per-day
-features once per model, then pooled over each task's window; a participant enters a task iff it
+features once per model, then pooled over each task's window (or, for a model with
+``window_features`` such as XGBoost, one vector per distinct window); a participant enters a task iff it
 has the label and at least one retained day in the window. Every method fits one head per task on
 the included training users and predicts the included test users; a non-finite prediction is
 replaced by Linear's (the reference, always fitted) and counted. The RESULTS folder holds
@@ -83,25 +84,45 @@ def _user_features(
     labels: Mapping[str, tuple[float, np.datetime64]],
     tasks: Mapping[str, OutcomeTask],
     models: Sequence[str],
+    seconds: dict[str, float],
 ) -> dict[str, dict[str, FloatArray]]:
     """``{task: {model: features}}`` for the tasks the user is included in.
 
-    Tasks whose windows select the same days share one pooled object per model (the deep models
-    keep every window day, so this bounds memory by the distinct windows, not the tasks).
+    Per-day models compute their day features once per user, window models
+    (``window_features``) once per distinct window. Tasks whose windows select the same days share
+    one pooled object per model (the deep models keep every window day, so this bounds memory by
+    the distinct windows, not the tasks). Seconds are added to ``seconds["read"]`` and
+    ``seconds[model]``.
     """
+    t0 = time.perf_counter()
     prep = prepare_user(read_minute_user(path, uid))
+    seconds["read"] = seconds.get("read", 0.0) + time.perf_counter() - t0
     day_no = prep.dates.astype("datetime64[D]").astype(np.int64).astype(float)[:, None]
-    per_day = {m: OUTCOME_MODELS[m].day_features(prep.days) for m in models}
-    per_day = {m: np.hstack([day_no, f]) if OUTCOME_MODELS[m].dated else f for m, f in per_day.items()}
+    specs = {m: OUTCOME_MODELS[m] for m in models}
+    per_day: dict[str, FloatArray] = {}
+    for m, spec in specs.items():
+        t0 = time.perf_counter()
+        if spec.window_features is None:
+            f = spec.day_features(prep.days)
+            per_day[m] = np.hstack([day_no, f]) if spec.dated else f
+        seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
     out: dict[str, dict[str, FloatArray]] = {}
     pooled: dict[bytes, dict[str, FloatArray]] = {}
     for name, (_, date) in labels.items():
         keep = window_mask(prep.dates, date, tasks[name])
-        if keep.any():
-            key = keep.tobytes()
-            if key not in pooled:
-                pooled[key] = {m: OUTCOME_MODELS[m].pool(per_day[m][keep]) for m in models}
-            out[name] = pooled[key]
+        if not keep.any():
+            continue
+        key = keep.tobytes()
+        if key not in pooled:
+            pooled[key] = {}
+            for m, spec in specs.items():
+                t0 = time.perf_counter()
+                if spec.window_features is None:
+                    pooled[key][m] = spec.pool(per_day[m][keep])
+                else:
+                    pooled[key][m] = spec.window_features(prep.days[keep], prep.dates[keep])
+                seconds[m] = seconds.get(m, 0.0) + time.perf_counter() - t0
+        out[name] = pooled[key]
     return out
 
 
@@ -122,7 +143,7 @@ _Rows = dict[str, list[tuple[str, float, dict[str, FloatArray]]]]
 
 
 def _predict_task(
-    task: OutcomeTask, methods: Sequence[str], rows: _Rows
+    task: OutcomeTask, methods: Sequence[str], rows: _Rows, seed: int = 0, n_jobs: int = 1
 ) -> tuple[dict[str, FloatArray], FloatArray, list[str], dict[str, float]]:
     """Predictions per method (fallback applied), test labels and ids, fit seconds."""
     train, test = rows["train"], rows["test"]
@@ -132,7 +153,7 @@ def _predict_task(
     for m in dict.fromkeys([OUTCOME_REFERENCE, *methods]):
         t0 = time.perf_counter()
         xs_train, xs_test = [r[2][m] for r in train], [r[2][m] for r in test]
-        preds[m] = OUTCOME_MODELS[m].predict(task.kind, xs_train, y_train, xs_test)
+        preds[m] = OUTCOME_MODELS[m].predict(task.kind, xs_train, y_train, xs_test, seed=seed, n_jobs=n_jobs)
         seconds[m] = time.perf_counter() - t0
     return preds, np.array([r[1] for r in test], dtype=float), [r[0] for r in test], seconds
 
@@ -148,6 +169,7 @@ def run_predict(
     test_share: float = 0.2,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    n_jobs: int = 1,
 ) -> dict[str, Any]:
     """Run the outcome-prediction track on a minute cohort and write a RESULTS folder.
 
@@ -162,6 +184,7 @@ def run_predict(
         test_share: Share of users in the test split.
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback.
+        n_jobs: Threads of models that take them (XGBoost); the output does not depend on it.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -184,18 +207,19 @@ def run_predict(
     index = _label_index(labels, defs)
     models = list(dict.fromkeys([OUTCOME_REFERENCE, *methods]))
     t_start = time.perf_counter()
+    feature_seconds: dict[str, float] = {}
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]] = {
         t: {"train": [], "test": []} for t in defs
     }
     for i, uid in enumerate(ids):
         user_labels = index.get(uid, {})
         if user_labels:
-            for name, feats in _user_features(path, uid, user_labels, defs, models).items():
+            for name, feats in _user_features(path, uid, user_labels, defs, models, feature_seconds).items():
                 rows[name][side[uid]].append((uid, user_labels[name][0], feats))
         if progress is not None:
             progress(i + 1, len(ids))
     t_features = time.perf_counter() - t_start
-    records, summary = _predict_all(defs, methods, rows)
+    records, summary = _predict_all(defs, methods, rows, seed, n_jobs)
     blob = _predictions_bytes(records, methods)
     manifest: dict[str, Any] = {
         "kind": OUTCOME_RESULTS_KIND,
@@ -215,7 +239,11 @@ def run_predict(
             "test": test_ids,
         },
         "fallback": summary["fallback"],
-        "seconds": {"features": t_features, "fit_predict": summary["seconds"]},
+        "seconds": {
+            "features": t_features,
+            "features_by_stage": feature_seconds,
+            "fit_predict": summary["seconds"],
+        },
         "seconds_total": time.perf_counter() - t_start,
         "results": {
             "file": PREDICTIONS_FILE,
@@ -231,6 +259,8 @@ def _predict_all(
     defs: Mapping[str, OutcomeTask],
     methods: Sequence[str],
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]],
+    seed: int = 0,
+    n_jobs: int = 1,
 ) -> tuple[list[OutcomePrediction], dict[str, Any]]:
     """Every method on every task; the per-task summary, fallback counts and seconds."""
     records: list[OutcomePrediction] = []
@@ -243,7 +273,7 @@ def _predict_all(
         tasks[name] = {"n_train": len(r["train"]), "n_test": len(r["test"]), "reference_metric": None}
         if not r["test"] or not r["train"]:  # nothing to score, or nothing to fit on
             continue
-        preds, y, who, secs = _predict_task(task, methods, r)
+        preds, y, who, secs = _predict_task(task, methods, r, seed, n_jobs)
         ref = preds[OUTCOME_REFERENCE]
         tasks[name]["reference_metric"] = _finite_or_none(task_metric(task.kind, y, ref))
         for m in methods:
