@@ -8,6 +8,7 @@ cell of the page must carry exactly the numbers of ``wearbench score --format js
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,12 +19,15 @@ from click.testing import CliRunner
 
 pytest.importorskip("simglucose")
 
+from tests.report.test_track_report import _cells as _track_cells
+
 from wearbench import WearbenchError
 from wearbench.cli import cli, main
 from wearbench.report import report_runs, write_cgm_report
 from wearbench.report._cgm_html import cgm_run_label, prompt_text
 from wearbench.runner import RunInfo, RunStore, Setting, evaluate
 from wearbench.scoring import SCORE_JSON_SCHEMA, check_score_json
+from wearbench.sources import synthesize_minutes
 
 PATIENTS = ("adolescent#002", "adult#003", "child#001")
 N_BOOT = 200
@@ -250,3 +254,56 @@ def test_cgm_only_report_and_mixed_benchmarks(store: Path, tmp_path: Path) -> No
     other = (replace(cgm[1][0], bench_hash="0" * 64), cgm[1][1])
     with pytest.raises(WearbenchError, match="HealthLoopQA runs were made on different benchmarks"):
         write_cgm_report([cgm[0], other], tmp_path / "x.html", n_boot=N_BOOT)
+
+
+#: The three OpenMHC tracks, each recorded into the same store: (command, methods, kind word).
+TRACKS = (
+    ("impute", "locf,mean", "imputation"),
+    ("forecast", "seasonal_naive,linear", "forecasting"),
+    ("predict", "linear", "outcome"),
+)
+
+
+@pytest.fixture(scope="module")
+def all_kinds(store: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    """The store above plus one run of every OpenMHC track (``--store``): the page and each
+    run's ``track score --format json``."""
+    root = tmp_path_factory.mktemp("allkinds")
+    shutil.copytree(store, root / "store")
+    cohort = synthesize_minutes(8, 21, 3, root / "cohort")
+    scored: dict[str, Any] = {}
+    for command, methods, word in TRACKS:
+        out = root / command
+        args = ["track", command, "--data", str(cohort), "--methods", methods, "--out", str(out),
+                "--seed", "1", "--test-share", "0.5", "--store", str(root / "store"), "-q"]  # fmt: skip
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        res = CliRunner().invoke(cli, ["track", "score", str(out), "--format", "json", "--n-boot", "200"])
+        assert res.exit_code == 0, res.output
+        scored[word] = json.loads(res.stdout)
+    page = report_runs([root / "store"], root / "p.html", n_examples=1, n_boot=N_BOOT, track_n_boot=200)
+    return page.read_text(encoding="utf-8"), scored
+
+
+def test_one_page_holds_every_kind(all_kinds: tuple[str, dict[str, Any]]) -> None:
+    """WearableQA, HealthLoopQA and the three OpenMHC tracks on one self-contained page; every
+    track skill cell carries the numbers of ``track score --format json``."""
+    page, scored = all_kinds
+    for sid in ("leaderboard", "hlqa-table2", "track-t1-skill", "track-t2-skill", "track-t3-skill"):
+        assert f'<section id="{sid}">' in page
+    for bad in ("<script", "http://", "https://", "<link"):
+        assert bad not in page
+    for tag in ("t1", "t2", "t3"):
+        heading = page[page.index(f'<section id="track-{tag}-skill">') :].split("</h2>")[0]
+        [word] = [w for _, _, w in TRACKS if f"OpenMHC {w} " in heading]
+        cells = _track_cells(page, f"track-{tag}-skill-table")
+        want = scored.pop(word)
+        assert {(c["data-method"], c["data-scope"]) for c in cells} == {
+            (m, s) for m in want["methods"] for s in want["scopes"]
+        }
+        for c in cells:
+            value = want["methods"][c["data-method"]][c["data-scope"]]
+            assert float(c["data-skill"]) == value["skill"]
+            assert float(c["data-ci-low"]) == value["ci_low"]
+            assert float(c["data-ci-high"]) == value["ci_high"]
+    assert not scored  # every kind was on the page once

@@ -203,6 +203,8 @@ class DailyScenario:
 
     def _sessions(self, weights: FloatArray, days: int, rng: np.random.Generator) -> pd.DataFrame:
         parts = [self._slot_sessions(slot, weights, days, rng) for slot in self.exercise]
+        # empty slots are left out of the dtype decision, as pandas < 3 did (and warned it will not)
+        parts = [p for p in parts if len(p)] or parts
         table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=DAILY_SESSION_COLUMNS)
         return table.sort_values(["patient", "start"], kind="stable").reset_index(drop=True)
 
