@@ -2,4 +2,5 @@
 
 from wearbench.cli import main
 
-main()
+if __name__ == "__main__":  # spawned worker processes (dask-local, processes:N) re-import this
+    main()

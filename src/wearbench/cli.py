@@ -131,7 +131,16 @@ def _type_list(value: str | None) -> list[str] | None:
     "--max-per-type", type=click.IntRange(min=1), default=None, help="Keep at most N items per type."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Local processes.")
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Local processes (processes:N).  [default: 1]"
+)
+@click.option(
+    "--executor",
+    "executor_spec",
+    default=None,
+    help="Where per-user work runs: serial, processes:N, dask://HOST:PORT or dask-local:N"
+    " (see docs/scale-out.md); the artifact is the same byte for byte.",
+)
 @click.option(
     "--match-official",
     is_flag=True,
@@ -144,23 +153,27 @@ def build(
     types: str | None,
     max_per_type: int | None,
     seed: int,
-    workers: int,
+    workers: int | None,
+    executor_spec: str | None,
     match_official: bool,
     quiet: bool,
 ) -> None:
     """Build a WearableQA-style benchmark from the cohort at COHORT into OUT."""
-    from wearbench.bench import build_benchmark, type_names
+    from wearbench.bench import build_benchmark, executor_from_spec, type_names
 
+    if workers is not None and executor_spec is not None:
+        raise click.UsageError("give --workers N or --executor SPEC, not both (--workers N is processes:N)")
     names = type_names(_type_list(types))  # unknown names fail here, before any work
+    executor = executor_from_spec(executor_spec or f"processes:{workers or 1}")
     then = "null tests, balancing, shortcut and prior audits, writing the benchmark"
-    with _progress_bar("generating users", not quiet, then=then) as progress:
+    with executor, _progress_bar("generating users", not quiet, then=then) as progress:
         result = build_benchmark(
             cohort_dir,
             out,
             types=names,
             max_per_type=max_per_type,
             seed=seed,
-            workers=workers,
+            executor=executor,
             progress=progress,
             match_official=match_official,
         )

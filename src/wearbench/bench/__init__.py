@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wearbench.bench._artifact import load_context, read_items, read_manifest, write_artifact
     from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
+    from wearbench.bench._dask import DaskExecutor
     from wearbench.bench._datasheet import OFFICIAL_COUNTS, build_stats, render_datasheet
-    from wearbench.bench._executor import Executor, LocalExecutor
+    from wearbench.bench._executor import EXECUTOR_SPECS, Executor, LocalExecutor, executor_from_spec
     from wearbench.bench._generate import Pending, UserTask, generate_user, stable_rng, type_names
     from wearbench.bench._pool import build_pool
     from wearbench.bench._prior import prior_answers
@@ -31,7 +32,8 @@ _SOURCES = {
     "_artifact": ("load_context", "read_items", "read_manifest", "write_artifact"),
     "_build": ("MAX_FDR", "BuildResult", "build_benchmark"),
     "_datasheet": ("OFFICIAL_COUNTS", "build_stats", "render_datasheet"),
-    "_executor": ("Executor", "LocalExecutor"),
+    "_dask": ("DaskExecutor",),
+    "_executor": ("EXECUTOR_SPECS", "Executor", "LocalExecutor", "executor_from_spec"),
     "_generate": ("Pending", "UserTask", "generate_user", "stable_rng", "type_names"),
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
@@ -41,10 +43,12 @@ _SOURCES = {
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
+    "EXECUTOR_SPECS",
     "IMPORTED_REF",
     "MAX_FDR",
     "OFFICIAL_COUNTS",
     "BuildResult",
+    "DaskExecutor",
     "Executor",
     "LocalExecutor",
     "Pending",
@@ -53,6 +57,7 @@ __all__ = [
     "build_benchmark",
     "build_pool",
     "build_stats",
+    "executor_from_spec",
     "generate_user",
     "is_imported",
     "judge_options",

@@ -1,0 +1,122 @@
+"""A Dask distributed executor: an existing cluster (``dask://HOST:PORT``) or a LocalCluster.
+
+Dask is optional (the ``[dask]`` extra) and imported only when an executor opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any, TypeVar
+
+from wearbench._errors import WearbenchError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as e:
+        raise WearbenchError(
+            "the Dask executors need dask[distributed]: pip install 'wearbench[dask]'"
+        ) from e
+    return distributed
+
+
+class DaskExecutor:
+    """Runs tasks on a Dask cluster; results come back in task order.
+
+    Each task is one Dask task (``client.map``, ``pure=False``). A task whose worker dies is
+    rescheduled by the scheduler on another worker; a task that raises is retried ``retries``
+    times, then its error is raised here. Task functions must be deterministic for the artifact
+    to stay byte-identical (the build's are: every random draw is seeded from the task).
+
+    Use it as a context manager to hold one connection (or LocalCluster) across ``map`` calls;
+    a bare ``map`` opens and closes its own.
+
+    Args:
+        address: Scheduler address (``tcp://HOST:PORT``); ``None`` starts a LocalCluster.
+        n_workers: LocalCluster worker processes (single-threaded; only without ``address``).
+        retries: Retries of a task that raised.
+        timeout_s: Seconds to wait for the scheduler when connecting.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        n_workers: int = 2,
+        retries: int = 2,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self.address = address
+        self.n_workers = n_workers
+        self.retries = retries
+        self.timeout_s = timeout_s
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def __repr__(self) -> str:
+        where = self.address if self.address else f"dask-local:{self.n_workers}"
+        return f"DaskExecutor({where})"
+
+    def __enter__(self) -> DaskExecutor:
+        self.open()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Connect to the scheduler (or start the LocalCluster); a no-op when already open.
+
+        Raises:
+            WearbenchError: Dask is not installed, or no scheduler answered at ``address``.
+        """
+        if self._client is not None:
+            return
+        distributed = _distributed()
+        if self.address is None:
+            if self.n_workers < 1:
+                raise WearbenchError(f"dask-local: n_workers must be >= 1, got {self.n_workers}")
+            self._cluster = distributed.LocalCluster(
+                n_workers=self.n_workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+            self._client = distributed.Client(self._cluster)
+            return
+        try:
+            self._client = distributed.Client(self.address, timeout=self.timeout_s)
+        except (OSError, TimeoutError) as e:
+            raise WearbenchError(f"no Dask scheduler answered at {self.address} ({e})") from e
+
+    def close(self) -> None:
+        """Close the connection, and the LocalCluster if this executor started it."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        """Apply ``fn`` to every task on the cluster; results in the order of ``tasks``."""
+        if self._client is not None:
+            yield from self._ordered(fn, tasks)
+            return
+        with self:
+            yield from self._ordered(fn, tasks)
+
+    def _ordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
+        futures = self._client.map(fn, list(tasks), pure=False, retries=self.retries)
+        for i in range(len(futures)):
+            result: R = futures[i].result()
+            futures[i] = None  # release the result on the cluster once it is here
+            yield result
