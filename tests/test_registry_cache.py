@@ -62,4 +62,5 @@ def test_each_entry_has_its_own_signature(monkeypatch: pytest.MonkeyPatch) -> No
     for _ in range(3):
         reg.get("primitive", "a").spec(k=2)
         reg.get("primitive", "b").spec(anything=2)  # **kwargs accepts any name
-    assert seen == [a, b]
+    expected: list[object] = [a, b]
+    assert seen == expected
