@@ -1,6 +1,6 @@
-"""``lag_corr_counts``: hand-computed values, and bit-for-bit equality with the per-matrix version.
+"""``lag_corr_counts``: hand-computed values, and bit-for-bit equality with the previous version.
 
-``_previous`` is the implementation before the six sufficient sums became one stacked product
+``_previous`` is the implementation before the centring stopped going through ``np.nanmean``
 (kept here as the reference): the new one must give the same bytes. ``_loop`` is a plain
 Python loop over pairs, weightings, lags and days (exact sums with ``math.fsum``).
 """
