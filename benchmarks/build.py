@@ -6,6 +6,10 @@ audit included) on ``workers=2``; each size runs in its own subprocess. Printed:
 questions per second, and the scaling exponent in users (slope of log time against log users;
 1.0 = linear).
 
+``python benchmarks/build.py --speedup`` instead builds 200 users x 500 days with 1 and with 2
+workers (each in its own subprocess) and prints both times and the 2-worker speed-up (issue 17
+asks for >= 1.8x).
+
 Run: ``python benchmarks/build.py`` (or ``make bench``).
 """
 
@@ -24,7 +28,7 @@ DAYS = 500
 WORKERS = 2
 
 
-def worker(n_users: int) -> dict[str, float]:
+def worker(n_users: int, workers: int = WORKERS) -> dict[str, float]:
     import wearbench
     from wearbench.bench import build_benchmark
 
@@ -32,13 +36,13 @@ def worker(n_users: int) -> dict[str, float]:
         cohort = Path(tmp) / "cohort"
         wearbench.synth(n_users, DAYS, seed=0, reference_users=1000, out=cohort)
         t0 = time.perf_counter()
-        result = build_benchmark(cohort, Path(tmp) / "bench", seed=0, workers=WORKERS)
+        result = build_benchmark(cohort, Path(tmp) / "bench", seed=0, workers=workers)
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, "items": float(result.n_items), "types": float(len(result.manifest["types"]))}
 
 
-def run(n_users: int) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--worker", str(n_users)]
+def run(n_users: int, workers: int = WORKERS) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--worker", str(n_users), str(workers)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return result
@@ -63,8 +67,19 @@ def main() -> None:
     print(f"scaling exponent in users (slope of log time vs log users): {slope(list(USERS), times):.2f}")
 
 
+def speedup(n_users: int = 200) -> None:
+    """Print the build time with 1 and 2 workers at ``n_users`` and the ratio."""
+    one, two = run(n_users, 1)["seconds"], run(n_users, 2)["seconds"]
+    print(
+        f"build {n_users} users x {DAYS} days: 1 worker {one:7.2f} s, 2 workers {two:7.2f} s, "
+        f"speed-up {one / two:.2f}x"
+    )
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
-        print(json.dumps(worker(int(sys.argv[2]))))
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        print(json.dumps(worker(int(sys.argv[2]), int(sys.argv[3]))))
+    elif sys.argv[1:] == ["--speedup"]:
+        speedup()
     else:
         main()

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import inspect
 import json
@@ -80,13 +81,18 @@ class Entry:
     obj: Callable[..., Any]
     tags: Mapping[str, Any]
 
+    @functools.cached_property
+    def parameters(self) -> Mapping[str, inspect.Parameter]:
+        """The object's parameters by name (``inspect.signature``, computed once per entry)."""
+        return inspect.signature(self.obj).parameters
+
     def spec(self, **args: Any) -> Spec:
         """Bind ``args`` to the object's keyword parameters and return a :class:`Spec`.
 
         Raises:
             WearbenchError: If an argument name is not a parameter of the object.
         """
-        params = inspect.signature(self.obj).parameters
+        params = self.parameters
         accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         unknown = [a for a in args if a not in params and not accepts_any]
         if unknown:
@@ -166,7 +172,7 @@ class Registry:
         """One JSON-ready row per registered ``kind``: name, summary, keyword parameters, tags."""
         rows = []
         for entry in self.entries(kind):
-            params = inspect.signature(entry.obj).parameters.values()
+            params = entry.parameters.values()
             keywords = {
                 p.name: p.default
                 for p in params
