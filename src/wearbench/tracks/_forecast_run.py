@@ -26,7 +26,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench._jsonfile import read_json_object
-from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
+from wearbench.minutes import read_minute_user
 from wearbench.tracks._forecast_data import (
     HISTORY_HOURS,
     MAX_ORIGINS,
@@ -38,7 +38,7 @@ from wearbench.tracks._forecast_data import (
 from wearbench.tracks._forecast_methods import FORECASTERS, make_forecaster
 from wearbench.tracks._forecast_models import Forecaster, SeasonalNaive, seasonal_naive, with_fallback
 from wearbench.tracks._forecast_score import ForecastError, score_forecast
-from wearbench.tracks._impute_run import RESULTS_FILE, resolve_names, split_users
+from wearbench.tracks._impute_run import RESULTS_FILE, CohortSplit, resolve_names
 from wearbench.tracks._pipeline import prepare_user
 from wearbench.tracks._results_io import RUN_MANIFEST, read_results, write_results
 
@@ -158,17 +158,15 @@ def run_forecast(
     """
     methods = resolve_names(methods, list(FORECASTERS), "forecasting method")
     check_horizon(horizon)
-    path = Path(cohort_dir)
-    data_hash = read_minute_manifest(path).get("content_hash")
-    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
-    train_ids, test_ids = split_users(ids, seed, test_share)
-    done = [0]
-
-    def step() -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(done[0], len(ids))
-
+    split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
+    path, data_hash, ids, train_ids, test_ids = (
+        split.path,
+        split.data_hash,
+        split.ids,
+        split.train,
+        split.test,
+    )
+    step = split.counter(progress)
     t_start = time.perf_counter()
     tally = _Tally()
     train = concat_forecast_windows(

@@ -97,6 +97,47 @@ def split_users(user_ids: Sequence[str], seed: int, test_share: float = 0.2) -> 
     return train, test
 
 
+@dataclass(frozen=True)
+class CohortSplit:
+    """A minute-cohort folder's users split for a track run.
+
+    Attributes:
+        path: The folder.
+        data_hash: Its manifest's ``content_hash`` (recorded in every RESULTS manifest).
+        ids: The users taken (the folder's order, at most ``limit_users``).
+        train: Training users, sorted.
+        test: Test users, sorted.
+    """
+
+    path: Path
+    data_hash: Any
+    ids: list[str]
+    train: list[str]
+    test: list[str]
+
+    @classmethod
+    def of(
+        cls, cohort_dir: str | os.PathLike[str], seed: int, test_share: float, limit_users: int | None
+    ) -> CohortSplit:
+        """Read the folder's manifest and user list and split them (:func:`split_users`)."""
+        path = Path(cohort_dir)
+        data_hash = read_minute_manifest(path).get("content_hash")
+        ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
+        train, test = split_users(ids, seed, test_share)
+        return cls(path, data_hash, ids, train, test)
+
+    def counter(self, progress: Callable[[int, int], None] | None) -> Callable[[], None]:
+        """A step function calling ``progress(users_done, len(ids))`` once per user handled."""
+        done = [0]
+
+        def step() -> None:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(self.ids))
+
+        return step
+
+
 def mask_rng(seed: int, user_id: str, approach: str) -> np.random.Generator:
     """The generator of one test user's masks under one approach (independent of the method list)."""
     return np.random.default_rng([seed, zlib.crc32(user_id.encode()), zlib.crc32(approach.encode())])
@@ -265,17 +306,15 @@ def run_imputation(
     """
     methods = resolve_names(methods, [*BASELINE_IMPUTERS, *LEARNED_IMPUTERS], "imputation method")
     approaches = resolve_names(approaches, list(MASKING_APPROACHES), "masking approach")
-    path = Path(cohort_dir)
-    data_hash = read_minute_manifest(path).get("content_hash")
-    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
-    train_ids, test_ids = split_users(ids, seed, test_share)
-    done = [0]
-
-    def step() -> None:
-        done[0] += 1
-        if progress is not None:
-            progress(done[0], len(ids))
-
+    split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
+    path, data_hash, ids, train_ids, test_ids = (
+        split.path,
+        split.data_hash,
+        split.ids,
+        split.train,
+        split.test,
+    )
+    step = split.counter(progress)
     t_start = time.perf_counter()
     train = _load_days(path, train_ids, max_days_per_user, step)
     tally = _Tally()

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
-from wearbench.tracks._impute_run import resolve_names, split_users
+from wearbench.minutes import read_minute_user
+from wearbench.tracks._impute_run import CohortSplit, resolve_names
 from wearbench.tracks._outcome_metrics import task_metric
 from wearbench.tracks._outcome_models import (
     OUTCOME_MODELS,
@@ -195,14 +195,18 @@ def run_predict(
             2 users.
     """
     methods = _resolve_methods(methods)
-    path = Path(cohort_dir)
-    data_hash = read_minute_manifest(path).get("content_hash")
+    split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
+    path, data_hash, ids, train_ids, test_ids = (
+        split.path,
+        split.data_hash,
+        split.ids,
+        split.train,
+        split.test,
+    )
     labels, origin = cohort_labels(path)
     present = [t for t in task_defs if t in set(labels["task"])]
     chosen = resolve_names(list(tasks), present, "outcome task") if tasks is not None else tuple(present)
     defs = {t: task_defs[t] for t in chosen}
-    ids = minute_user_ids(path)[:limit_users] if limit_users is not None else minute_user_ids(path)
-    train_ids, test_ids = split_users(ids, seed, test_share)
     side = dict.fromkeys(train_ids, "train") | dict.fromkeys(test_ids, "test")
     index = _label_index(labels, defs)
     models = list(dict.fromkeys([OUTCOME_REFERENCE, *methods]))
