@@ -159,13 +159,7 @@ def run_forecast(
     methods = resolve_names(methods, list(FORECASTERS), "forecasting method")
     check_horizon(horizon)
     split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
-    path, data_hash, ids, train_ids, test_ids = (
-        split.path,
-        split.data_hash,
-        split.ids,
-        split.train,
-        split.test,
-    )
+    path, data_hash, ids, train_ids, test_ids = split
     step = split.counter(progress)
     t_start = time.perf_counter()
     tally = _Tally()

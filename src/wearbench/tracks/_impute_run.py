@@ -23,7 +23,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -97,9 +97,8 @@ def split_users(user_ids: Sequence[str], seed: int, test_share: float = 0.2) -> 
     return train, test
 
 
-@dataclass(frozen=True)
-class CohortSplit:
-    """A minute-cohort folder's users split for a track run.
+class CohortSplit(NamedTuple):
+    """A minute-cohort folder's users split for a track run (unpacks as its five fields).
 
     Attributes:
         path: The folder.
@@ -307,13 +306,7 @@ def run_imputation(
     methods = resolve_names(methods, [*BASELINE_IMPUTERS, *LEARNED_IMPUTERS], "imputation method")
     approaches = resolve_names(approaches, list(MASKING_APPROACHES), "masking approach")
     split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
-    path, data_hash, ids, train_ids, test_ids = (
-        split.path,
-        split.data_hash,
-        split.ids,
-        split.train,
-        split.test,
-    )
+    path, data_hash, ids, train_ids, test_ids = split
     step = split.counter(progress)
     t_start = time.perf_counter()
     train = _load_days(path, train_ids, max_days_per_user, step)

@@ -196,13 +196,7 @@ def run_predict(
     """
     methods = _resolve_methods(methods)
     split = CohortSplit.of(cohort_dir, seed, test_share, limit_users)
-    path, data_hash, ids, train_ids, test_ids = (
-        split.path,
-        split.data_hash,
-        split.ids,
-        split.train,
-        split.test,
-    )
+    path, data_hash, ids, train_ids, test_ids = split
     labels, origin = cohort_labels(path)
     present = [t for t in task_defs if t in set(labels["task"])]
     chosen = resolve_names(list(tasks), present, "outcome task") if tasks is not None else tuple(present)
