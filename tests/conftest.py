@@ -1,9 +1,18 @@
-"""Suite-wide settings: property tests are derandomised so every run checks the same cases."""
+"""Suite-wide settings: property tests are derandomised so every run checks the same cases.
 
+Native thread pools get one thread per test process (set before numpy, torch or numba load):
+pytest-xdist already runs one process per core, and torch, OpenMP, BLAS and numba each sizing
+their pool to the machine oversubscribed the cores several times over.
+"""
+
+import os
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # none of pytest, hypothesis, os has loaded numpy yet
 
 settings.register_profile("wearbench", derandomize=True, deadline=None, database=None)
 settings.load_profile("wearbench")
