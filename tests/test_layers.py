@@ -25,6 +25,8 @@ LAYERS: tuple[str, ...] = (
     "_stats",
     "_labels",
     "_registry",
+    # Where per-user work runs (serial, local processes, Dask): build, simulation, tracks, eval.
+    "executors",
     # The canonical cohort data model comes first: the loaders in `sources` build it (data
     # flows sources -> cohort, so imports point sources -> cohort).
     "cohort",

@@ -162,7 +162,8 @@ def build(
     quiet: bool,
 ) -> None:
     """Build a WearableQA-style benchmark from the cohort at COHORT into OUT."""
-    from wearbench.bench import build_benchmark, executor_from_spec, type_names
+    from wearbench.bench import build_benchmark, type_names
+    from wearbench.executors import executor_from_spec
 
     if workers is not None and executor_spec is not None:
         raise click.UsageError("give --workers N or --executor SPEC, not both (--workers N is processes:N)")

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 import wearbench
-from wearbench.bench import build_benchmark, executor_from_spec
+from wearbench.bench import build_benchmark
 from wearbench.cohort import Cohort
+from wearbench.executors import executor_from_spec
 
 distributed = pytest.importorskip("distributed")
 DASK = Path(sys.executable).parent / "dask"

@@ -8,9 +8,10 @@ from click.testing import CliRunner
 
 import wearbench
 from wearbench._errors import WearbenchError
-from wearbench.bench import DaskExecutor, LocalExecutor, build_benchmark, executor_from_spec
+from wearbench.bench import build_benchmark
 from wearbench.cli import cli
 from wearbench.cohort import Cohort
+from wearbench.executors import DaskExecutor, LocalExecutor, executor_from_spec
 
 
 def files(root: Path) -> dict[str, bytes]:

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wearbench.bench._artifact import load_context, read_items, read_manifest, write_artifact
     from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
-    from wearbench.bench._dask import DaskExecutor
     from wearbench.bench._datasheet import OFFICIAL_COUNTS, build_stats, render_datasheet
-    from wearbench.bench._executor import EXECUTOR_SPECS, Executor, LocalExecutor, executor_from_spec
     from wearbench.bench._generate import Pending, UserTask, generate_user, stable_rng, type_names
     from wearbench.bench._pool import build_pool
     from wearbench.bench._prior import prior_answers
@@ -32,8 +30,6 @@ _SOURCES = {
     "_artifact": ("load_context", "read_items", "read_manifest", "write_artifact"),
     "_build": ("MAX_FDR", "BuildResult", "build_benchmark"),
     "_datasheet": ("OFFICIAL_COUNTS", "build_stats", "render_datasheet"),
-    "_dask": ("DaskExecutor",),
-    "_executor": ("EXECUTOR_SPECS", "Executor", "LocalExecutor", "executor_from_spec"),
     "_generate": ("Pending", "UserTask", "generate_user", "stable_rng", "type_names"),
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
@@ -43,21 +39,16 @@ _SOURCES = {
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
-    "EXECUTOR_SPECS",
     "IMPORTED_REF",
     "MAX_FDR",
     "OFFICIAL_COUNTS",
     "BuildResult",
-    "DaskExecutor",
-    "Executor",
-    "LocalExecutor",
     "Pending",
     "UserTask",
     "VerifyReport",
     "build_benchmark",
     "build_pool",
     "build_stats",
-    "executor_from_spec",
     "generate_user",
     "is_imported",
     "judge_options",

@@ -15,13 +15,13 @@ from wearbench.bench._artifact import MANIFEST, write_artifact
 from wearbench.bench._assemble import assemble
 from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, render_datasheet
-from wearbench.bench._executor import Executor, LocalExecutor
 from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_instances
 from wearbench.bench._official_mix import match_official as official_mix
 from wearbench.bench._pool import build_pool
 from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
 from wearbench.cohort import Cohort, content_hash, load_cohort
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.questions import QuestionType, UserContext, contexts_from_cohort
 
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.

@@ -5,6 +5,7 @@ Dask is optional (the ``[dask]`` extra) and imported only when an executor opens
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, TypeVar
@@ -13,6 +14,11 @@ from wearbench._errors import WearbenchError
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
+
+
+def _apply_shared(task: T, *, fn: Callable[[S, T], R], shared: S) -> R:
+    return fn(shared, task)
 
 
 def _distributed() -> Any:
@@ -108,15 +114,31 @@ class DaskExecutor:
 
     def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         """Apply ``fn`` to every task on the cluster; results in the order of ``tasks``."""
+        with self._session():
+            yield from _ordered(self._client.map(fn, list(tasks), pure=False, retries=self.retries))
+
+    def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
+        """``fn(shared, task)`` for every task, in order; ``shared`` is scattered to every worker once."""
+        with self._session():
+            data = self._client.scatter(shared, broadcast=True, hash=False)
+            yield from _ordered(
+                self._client.map(
+                    _apply_shared, list(tasks), fn=fn, shared=data, pure=False, retries=self.retries
+                )
+            )
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[None]:
+        """The open connection, or one opened (and closed) for this call."""
         if self._client is not None:
-            yield from self._ordered(fn, tasks)
+            yield
             return
         with self:
-            yield from self._ordered(fn, tasks)
+            yield
 
-    def _ordered(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
-        futures = self._client.map(fn, list(tasks), pure=False, retries=self.retries)
-        for i in range(len(futures)):
-            result: R = futures[i].result()
-            futures[i] = None  # release the result on the cluster once it is here
-            yield result
+
+def _ordered(futures: list[Any]) -> Iterator[Any]:
+    for i in range(len(futures)):
+        result = futures[i].result()
+        futures[i] = None  # release the result on the cluster once it is here
+        yield result

@@ -1,22 +1,26 @@
-"""Where per-user work runs: one executor interface; serial, local processes or a Dask cluster.
+"""The executor interface, the local executor (serial or a process pool) and the spec parser.
 
-Every executor yields results in task order, so a build's bytes do not depend on where or on how
-many workers its tasks ran. :func:`executor_from_spec` parses the ``--executor`` strings.
+:func:`executor_from_spec` parses the ``--executor`` strings.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from types import TracebackType
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from wearbench._errors import WearbenchError
-from wearbench.bench._dask import DaskExecutor
+from wearbench.executors._dask import DaskExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
+S = TypeVar("S")
+
+#: The object :meth:`LocalExecutor.map_shared` installed in this worker process.
+_SHARED: list[Any] = []
 
 #: The forms :func:`executor_from_spec` accepts, for help texts and error messages.
 EXECUTOR_SPECS = "serial, processes:N, dask://HOST:PORT, dask-local:N"
@@ -28,6 +32,18 @@ class Executor(Protocol):
     def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         """Apply ``fn`` to every task; results come back in the order of ``tasks``."""
         ...
+
+    def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
+        """``fn(shared, task)`` for every task, in order; ``shared`` reaches each worker once."""
+        ...
+
+
+def _install(shared: Any) -> None:
+    _SHARED[:] = [shared]
+
+
+def _with_shared(fn: Callable[[Any, T], R], task: T) -> R:
+    return fn(_SHARED[0], task)
 
 
 class LocalExecutor:
@@ -62,6 +78,14 @@ class LocalExecutor:
             return
         with ProcessPoolExecutor(max_workers=self.workers) as pool:
             yield from pool.map(fn, tasks, chunksize=1)
+
+    def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
+        """``fn(shared, task)`` for every task, in order; each worker process unpickles ``shared`` once."""
+        if self.workers == 1:
+            yield from (fn(shared, t) for t in tasks)
+            return
+        with ProcessPoolExecutor(max_workers=self.workers, initializer=_install, initargs=(shared,)) as pool:
+            yield from pool.map(functools.partial(_with_shared, fn), tasks, chunksize=1)
 
 
 def _count(spec: str, value: str) -> int:
