@@ -44,6 +44,11 @@ import time
 def slow(fn, delay_s, task):
     time.sleep(delay_s)  # so that a kill lands while a task runs
     return fn(task)
+
+
+def slow_shared(fn, delay_s, shared, task):
+    time.sleep(delay_s)
+    return fn(shared, task)
 """
 
 
@@ -152,6 +157,10 @@ class _SlowTasks:
         slow = importlib.import_module("wb_slow_task").slow
         return self.inner.map(functools.partial(slow, fn, self.delay_s), tasks)  # type: ignore[no-any-return]
 
+    def map_shared(self, fn: Callable[[Any, Any], Any], shared: Any, tasks: Iterable[Any]) -> Iterator[Any]:
+        slow = importlib.import_module("wb_slow_task").slow_shared
+        return self.inner.map_shared(functools.partial(slow, fn, self.delay_s), shared, tasks)  # type: ignore[no-any-return]
+
 
 def test_killing_a_worker_mid_build_gives_the_same_artifact(
     cluster: Cluster,
@@ -179,7 +188,12 @@ def test_killing_a_worker_mid_build_gives_the_same_artifact(
 
         with executor_from_spec(cluster.address.replace("tcp://", "dask://")) as ex:
             build_benchmark(
-                cohort, tmp_path / "dask", seed=1, executor=_SlowTasks(ex, 0.4), progress=progress
+                cohort,
+                tmp_path / "dask",
+                seed=1,
+                executor=_SlowTasks(ex, 0.4),
+                progress=progress,
+                chunk_users=1,  # ten generation tasks
             )
         assert victim.wait(timeout=10) == -signal.SIGKILL
         assert killed == [1]  # killed after the first of 10 results, while w2 ran a task

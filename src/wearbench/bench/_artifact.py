@@ -40,16 +40,44 @@ def write_artifact(
             (nothing written).
     """
     items = list(items)
-    files: dict[str, bytes] = {ITEMS: "".join(i.to_json() + "\n" for i in items).encode("utf-8")}
-    for user in sorted({i.user_id for i in items}):
-        files[f"{CONTEXTS}/{user}.json.gz"] = contexts[user].dump()
-    files[DATASHEET] = datasheet.encode("utf-8")
-    hashes = {name: _sha(data) for name, data in sorted(files.items())}
-    full = {**manifest, "files": hashes}
+    dumps = {user: contexts[user].dump() for user in sorted({i.user_id for i in items})}
+    return write_artifact_lines(out, [i.to_json() for i in items], dumps, manifest, datasheet)
+
+
+def write_artifact_lines(
+    out: Path,
+    lines: Iterable[str],
+    contexts: Mapping[str, bytes],
+    manifest: Mapping[str, Any],
+    datasheet: str,
+) -> dict[str, str]:
+    """:func:`write_artifact` from the items' JSON lines and the stored contexts' bytes.
+
+    Lines are written and hashed one at a time (a large build never holds ``items.jsonl``
+    twice); ``contexts`` maps each user with an item to :meth:`UserContext.dump` bytes.
+
+    Raises:
+        WearbenchError: As :func:`write_artifact`.
+    """
+    hashes: dict[str, str] = {}
     with replaced_folder(out, "benchmark", MANIFEST) as new:
         (new / CONTEXTS).mkdir()
-        for name, data in files.items():
-            (new / name).write_bytes(data)
+        h = hashlib.sha256()
+        with (new / ITEMS).open("wb") as f:
+            for line in lines:
+                data = (line + "\n").encode("utf-8")
+                h.update(data)
+                f.write(data)
+        hashes[ITEMS] = h.hexdigest()
+        for user in sorted(contexts):
+            name = f"{CONTEXTS}/{user}.json.gz"
+            (new / name).write_bytes(contexts[user])
+            hashes[name] = _sha(contexts[user])
+        data = datasheet.encode("utf-8")
+        (new / DATASHEET).write_bytes(data)
+        hashes[DATASHEET] = _sha(data)
+        hashes = dict(sorted(hashes.items()))
+        full = {**manifest, "files": hashes}
         (new / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return hashes
 

@@ -2,27 +2,52 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from wearbench._errors import WearbenchError
 from wearbench._folder import check_target
 from wearbench._version import __version__
-from wearbench.bench._artifact import MANIFEST, write_artifact
+from wearbench.bench._artifact import MANIFEST, write_artifact_lines
 from wearbench.bench._assemble import assemble
 from wearbench.bench._balance import balance, order_key
-from wearbench.bench._datasheet import build_stats, render_datasheet
-from wearbench.bench._generate import Pending, UserResult, UserTask, generate_user, stable_rng, type_instances
+from wearbench.bench._datasheet import build_stats, reference_stats_from, render_datasheet
+from wearbench.bench._generate import Pending, type_instances
 from wearbench.bench._official_mix import match_official as official_mix
-from wearbench.bench._pool import build_pool
+from wearbench.bench._packed import Packed, item_line
+from wearbench.bench._pool import merge_pool
 from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
-from wearbench.cohort import Cohort, content_hash, load_cohort
+from wearbench.bench._stages import (
+    CHUNK_USERS,
+    NULL_GROUP_USERS,
+    NullPart,
+    NullTask,
+    Shared,
+    Users,
+    chunks,
+    generate,
+    pooled_null,
+    scan,
+)
+from wearbench.cohort import (
+    REFERENCED_METRICS,
+    Cohort,
+    ReferenceResolver,
+    UserContext,
+    content_hash,
+    contexts_from_cohort,
+    load_cohort,
+)
+from wearbench.cohort import read_manifest as read_cohort_manifest
 from wearbench.executors import Executor, LocalExecutor
-from wearbench.questions import QuestionType, UserContext, contexts_from_cohort
+from wearbench.questions import QuestionType
 
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
@@ -38,18 +63,6 @@ class BuildResult:
     manifest: Mapping[str, Any]
 
 
-def _null_fdr(
-    types: Sequence[QuestionType], contexts: Sequence[UserContext], seed: int
-) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-    for qt in types:  # a population-grounded type without null statistics raises here
-        for family, v in qt.null_statistics(contexts, stable_rng(seed, "null-test", qt.name)).items():
-            observed, null = float(v["observed"]), float(v["null"])
-            fdr = null / observed if observed > 0 else float("inf")
-            out[family] = {"null": null, "observed": observed, "fdr": fdr}
-    return out
-
-
 def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pending]:
     if max_per_type is None:
         return pending
@@ -59,24 +72,102 @@ def _cap(pending: list[Pending], max_per_type: int | None, seed: int) -> list[Pe
     return [p for ps in by_type.values() for p in sorted(ps, key=lambda p: order_key(seed, p))[:max_per_type]]
 
 
-def _generate(
-    contexts: Mapping[str, UserContext],
+@dataclass(frozen=True)
+class _Plan:
+    """A build's users cut into chunks and null groups, and what identifies the cohort."""
+
+    chunks: list[Users]
+    groups: list[Users]
+    resolver: ReferenceResolver
+    cohort_hash: str
+    cohort_source: Mapping[str, Any]
+
+
+def _strip(ctx: UserContext) -> UserContext:
+    return replace(ctx, resolver=None)
+
+
+def _in_memory(cohort: Cohort, chunk_users: int) -> _Plan:
+    contexts = contexts_from_cohort(cohort)
+    users = list(contexts)
+    resolver = next(iter(contexts.values())).resolver if contexts else None
+    if resolver is None:
+        resolver = ReferenceResolver.from_cohort(cohort, REFERENCED_METRICS)
+
+    def cut(size: int) -> list[Users]:
+        return [
+            Users(i, ids, tuple(_strip(contexts[u]) for u in ids))
+            for i, ids in enumerate(chunks(users, size))
+        ]
+
+    return _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, content_hash(cohort), dict(cohort.source))
+
+
+def _sharded(path: Path, chunk_users: int) -> _Plan:
+    from wearbench.cohort import open_cohort  # type: ignore[attr-defined]  # TODO: top-level after merge
+
+    source = open_cohort(path)
+    users = list(source.users)
+
+    def daily_of(ids: Sequence[str]) -> Iterator[pd.DataFrame]:
+        for part in chunks(list(ids), NULL_GROUP_USERS):
+            yield source.load_users(part).daily
+
+    resolver = ReferenceResolver.from_tables(
+        source.source, source.reference, source.demographics(), daily_of, REFERENCED_METRICS
+    )
+
+    def cut(size: int) -> list[Users]:
+        return [Users(i, ids, source=source) for i, ids in enumerate(chunks(users, size))]
+
+    return _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, source.content_hash, dict(source.source))
+
+
+def _plan(cohort: Cohort | str | Path, chunk_users: int) -> _Plan:
+    if chunk_users < 1:
+        raise ValueError(f"chunk_users must be >= 1, got {chunk_users}")
+    if isinstance(cohort, Cohort):
+        return _in_memory(cohort, chunk_users)
+    if read_cohort_manifest(cohort).get("layout") == "sharded":
+        return _sharded(Path(cohort), chunk_users)
+    return _in_memory(load_cohort(cohort), chunk_users)
+
+
+@dataclass
+class _Generated:
+    pending: list[Packed]
+    drops: Counter[str]
+    contexts: dict[str, bytes]
+    null_fdr: dict[str, dict[str, float]]
+
+
+def _run(
+    plan: _Plan,
     types: tuple[QuestionType, ...],
     seed: int,
     executor: Executor,
     progress: Callable[[int, int], None] | None,
-) -> tuple[list[Pending], Counter[str]]:
-    pool = build_pool(list(contexts.values()), types=types)
-    tasks = [UserTask(ctx, types, seed, pool) for ctx in contexts.values()]
-    pending: list[Pending] = []
-    drops: Counter[str] = Counter()
-    result: UserResult
-    for done, result in enumerate(executor.map(generate_user, tasks), start=1):
-        pending += result.items
-        drops.update(result.drops)
+) -> _Generated:
+    """Both stages on the executor: pool parts, then null groups and generation."""
+    shared = Shared(types, seed, plan.resolver)
+    pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
+    out = _Generated([], Counter(), {}, {})
+    tasks: list[Users | NullTask] = [NullTask(g) for g in plan.groups]
+    tasks += plan.chunks
+    nulls: list[NullPart] = []
+    total, done = sum(len(c.user_ids) for c in plan.chunks), 0
+    for result in executor.map_shared(generate, replace(shared, pool=pool), tasks):
+        if isinstance(result, NullPart):
+            nulls.append(result)
+            continue
+        out.pending += result.items
+        out.drops.update(result.drops)
+        out.contexts.update(result.contexts)
+        done += len(result.contexts)
         if progress:
-            progress(done, len(tasks))
-    return pending, drops
+            progress(done, total)
+    out.null_fdr = pooled_null(nulls)
+    return out
 
 
 def _why(stats: Mapping[str, Any]) -> str:
@@ -86,7 +177,7 @@ def _why(stats: Mapping[str, Any]) -> str:
 
 
 def _manifest(
-    cohort: Cohort,
+    plan: _Plan,
     types: Sequence[QuestionType],
     seed: int,
     max_per_type: int | None,
@@ -95,8 +186,8 @@ def _manifest(
     manifest: dict[str, Any] = {
         "wearbench_version": __version__,
         "seed": seed,
-        "cohort_hash": content_hash(cohort),
-        "cohort_source": dict(cohort.source),
+        "cohort_hash": plan.cohort_hash,
+        "cohort_source": dict(plan.cohort_source),
         "types": {qt.name: qt.version for qt in types},
         "max_per_type": max_per_type,
         "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
@@ -119,6 +210,7 @@ def build_benchmark(
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
     match_official: bool = False,
+    chunk_users: int = CHUNK_USERS,
 ) -> BuildResult:
     """Generate, gate, letter and write a benchmark from a cohort.
 
@@ -132,41 +224,58 @@ def build_benchmark(
         seed: Seed; with the same cohort it fixes every output byte.
         workers: Local worker processes (ignored when ``executor`` is given).
         executor: Where per-user work runs (default: :class:`LocalExecutor`).
-        progress: Optional ``(users_done, users_total)`` callback.
+        progress: Optional ``(users_done, users_total)`` callback, called after each chunk.
         match_official: Subsample the balanced items (seeded) to the official label proportions
             (data/health, single/cross, literature/population; see
             :func:`wearbench.bench._official_mix.match_official`); the achieved shares are in
             ``stats["match_official"]`` and the datasheet.
+        chunk_users: Users per generation task (the artifact does not depend on it).
+
+    A cohort folder written in shards (``save_cohort(..., shard_users=N)``) is never loaded
+    whole: each task reads its users from the shard files, and only the chunks' packed items
+    and stored contexts come back (see ``docs/scale-out.md``).
 
     Raises:
         WearbenchError: No item survived; the message gives each type's top drop reason (e.g.
             ``TYPE: user has N days, fewer than the M the type needs``) and nothing is written.
     """
     check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
-    if not isinstance(cohort, Cohort):
-        cohort = load_cohort(cohort)
+    plan = _plan(cohort, chunk_users)
     qts = type_instances(types)
     names = tuple(qt.name for qt in qts)
-    contexts = contexts_from_cohort(cohort)
-    pending, drops = _generate(contexts, qts, seed, executor or LocalExecutor(workers), progress)
-    null_fdr = _null_fdr(qts, list(contexts.values()), seed)
+    with contextlib.ExitStack() as stack:
+        ex = executor or LocalExecutor(workers)
+        if isinstance(ex, contextlib.AbstractContextManager):
+            stack.enter_context(ex)  # one connection / cluster for both stages
+        gen = _run(plan, qts, seed, ex, progress)
+    drops, null_fdr = gen.drops, gen.null_fdr
     rejected = {fam for fam, v in null_fdr.items() if v["fdr"] > MAX_FDR}
-    for p in pending:
+    for p in gen.pending:
         if p.grounding_ref in rejected:
             drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
-    pending = [p for p in pending if p.grounding_ref not in rejected]
+    pending: list[Pending] = [p for p in gen.pending if p.grounding_ref not in rejected]
     pending = _cap(balance(pending, seed, drops), max_per_type, seed)
     mix = None
     if match_official:
         pending, mix = official_mix(pending, seed)
     items = assemble(pending, seed)
-    stats = build_stats(items, drops, null_fdr, names)
+    packed = {p.id: p for p in pending if isinstance(p, Packed)}
+    refs = reference_stats_from([(i.type, packed[i.id].cells) for i in items])
+    stats = build_stats(items, drops, null_fdr, names, references=refs)
+    n_users = sum(len(c.user_ids) for c in plan.chunks)
     if not items:
-        raise WearbenchError(f"0 items from {len(contexts)} users, nothing written to {out}: " + _why(stats))
+        raise WearbenchError(f"0 items from {n_users} users, nothing written to {out}: " + _why(stats))
     if mix is not None:
         stats["match_official"] = mix
     stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
     stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    manifest = _manifest(cohort, qts, seed, max_per_type, stats)
-    write_artifact(Path(out), items, contexts, manifest, render_datasheet(stats, manifest))
+    manifest = _manifest(plan, qts, seed, max_per_type, stats)
+    users = {i.user_id for i in items}
+    write_artifact_lines(
+        Path(out),
+        (item_line(i, packed[i.id]) for i in items),
+        {u: b for u, b in gen.contexts.items() if u in users},
+        manifest,
+        render_datasheet(stats, manifest),
+    )
     return BuildResult(Path(out), len(items), stats, manifest)

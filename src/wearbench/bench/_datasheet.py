@@ -65,10 +65,13 @@ def build_stats(
     drops: Mapping[str, int],
     null_fdr: Mapping[str, Mapping[str, float]],
     types: Sequence[str] = (),
+    references: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Counts by type and label, answer-position balance, drop reasons and null-test FDRs.
 
     ``zero_items`` lists every type of ``types`` that has no item, with its top drop reasons.
+    ``references`` is :func:`reference_stats` of the items when already computed (a build
+    whose items carry their graphs as JSON text passes it).
     """
     by_type = Counter(i.type for i in items)
     return {
@@ -84,8 +87,21 @@ def build_stats(
         "drops": dict(sorted(drops.items())),
         "zero_items": zero_item_types(types, by_type, drops),
         "null_fdr": {k: dict(v) for k, v in sorted(null_fdr.items())},
-        "references": reference_stats(items),
+        "references": reference_stats(items) if references is None else references,
     }
+
+
+#: One reference cell an item uses: (kind, metric, age band, sex, users, source).
+CellKey = tuple[str, str, str, str, str, str]
+
+
+def item_cells(graph: Mapping[str, Any]) -> tuple[CellKey, ...]:
+    """The reference cells an item's serialised graph compares against, one per metric."""
+    out = []
+    for cell in graph_references(graph).values():
+        n = "" if cell.n_users is None else str(cell.n_users)
+        out.append((cell.kind, cell.metric, cell.age_band, cell.sex, n, cell.citation or cell.source))
+    return tuple(out)
 
 
 def reference_stats(items: Sequence[Item]) -> dict[str, Any]:
@@ -96,15 +112,17 @@ def reference_stats(items: Sequence[Item]) -> dict[str, Any]:
         ``cells``: one row per distinct cell (kind, metric, age band, sex, users, source) with
         its item count, sorted.
     """
+    return reference_stats_from([(item.type, item_cells(item.graph)) for item in items])
+
+
+def reference_stats_from(used: Sequence[tuple[str, Sequence[CellKey]]]) -> dict[str, Any]:
+    """:func:`reference_stats` from each item's type and :func:`item_cells`."""
     by_type: dict[str, Counter[str]] = {}
-    cells: Counter[tuple[str, str, str, str, str, str]] = Counter()
-    for item in items:
-        used = graph_references(item.graph)
-        for cell in used.values():
-            n = "" if cell.n_users is None else str(cell.n_users)
-            cells[(cell.kind, cell.metric, cell.age_band, cell.sex, n, cell.citation or cell.source)] += 1
-        for kind in sorted({c.kind for c in used.values()}):
-            by_type.setdefault(item.type, Counter())[kind] += 1
+    cells: Counter[CellKey] = Counter()
+    for type_name, item_used in used:
+        cells.update(item_used)
+        for kind in sorted({c[0] for c in item_used}):
+            by_type.setdefault(type_name, Counter())[kind] += 1
     keys = ("kind", "metric", "age_band", "sex", "n_users", "source")
     return {
         "by_type": {t: dict(sorted(c.items())) for t, c in sorted(by_type.items())},

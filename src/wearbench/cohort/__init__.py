@@ -1,7 +1,7 @@
 """Canonical cohort: data model, per-user contexts, validation and Parquet IO."""
 
 from wearbench.cohort._cohort import Cohort, UserRecord, empty_tables
-from wearbench.cohort._context import UserContext, contexts_from_cohort
+from wearbench.cohort._context import REFERENCED_METRICS, UserContext, contexts_from_cohort
 from wearbench.cohort._describe import describe_cohort
 from wearbench.cohort._external import (
     EXTERNAL_METRICS,
@@ -72,6 +72,7 @@ __all__ = [
     "PUBLISHED_CAVEAT",
     "PUBLISHED_FIGURES",
     "PUBLISHED_HEADER",
+    "REFERENCED_METRICS",
     "REFERENCE_KINDS",
     "REFERENCE_METRICS",
     "SCHEMA_VERSION",

@@ -146,15 +146,24 @@ def _reference_for(ref: pd.DataFrame, age: float, sex: str) -> dict[str, dict[in
     return {str(r["metric"]): {p: float(r[f"p{p}"]) for p in PERCENTILES} for _, r in rows.iterrows()}
 
 
-def contexts_from_cohort(cohort: Cohort) -> dict[str, UserContext]:
+def contexts_from_cohort(
+    cohort: Cohort, *, resolver: ReferenceResolver | None = None
+) -> dict[str, UserContext]:
     """One :class:`UserContext` per user with daily data, keyed by user id (sorted).
 
     The static ``reference`` of a context is the cohort's table only when that table is
     independent of the cohort's users (:func:`table_kind` ``population``);
     every context shares one :class:`ReferenceResolver` for the items.
+
+    Args:
+        cohort: The cohort (or a part of one: some of its users).
+        resolver: The resolver to share; by default one over ``cohort``. A part of a larger
+            cohort must pass the whole cohort's resolver (leave-the-user-out cells count
+            every peer, not only the part's).
     """
     independent = table_kind(cohort.source) == "population"
-    resolver = ReferenceResolver.from_cohort(cohort, REFERENCED_METRICS)
+    if resolver is None:
+        resolver = ReferenceResolver.from_cohort(cohort, REFERENCED_METRICS)
     demo = cohort.demographics.set_index("user_id")
     blood = cohort.blood.sort_values(["user_id", "draw_date"])
     out: dict[str, UserContext] = {}

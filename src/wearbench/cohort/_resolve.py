@@ -22,7 +22,7 @@ tested user and days after the item.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -188,21 +188,64 @@ class ReferenceResolver:
         cls, cohort: Cohort, metrics: Sequence[str], *, min_users: int = MIN_USERS
     ) -> ReferenceResolver:
         """Resolver over ``cohort`` for ``metrics`` (canonical names)."""
-        kind = table_kind(cohort.source)
-        population = _population_cells(cohort.reference) if kind == "population" else {}
-        groups_frame = user_groups(cohort.demographics)
+
+        def daily_of(users: Sequence[str]) -> Iterator[pd.DataFrame]:
+            daily = cohort.daily
+            yield daily[daily["user_id"].astype(str).isin(set(users)).to_numpy(dtype=bool)]
+
+        return cls.from_tables(
+            cohort.source, cohort.reference, cohort.demographics, daily_of, metrics, min_users=min_users
+        )
+
+    @classmethod
+    def from_tables(
+        cls,
+        source: Mapping[str, Any],
+        reference: pd.DataFrame,
+        demographics: pd.DataFrame,
+        daily_of: Callable[[Sequence[str]], Iterable[pd.DataFrame]],
+        metrics: Sequence[str],
+        *,
+        min_users: int = MIN_USERS,
+    ) -> ReferenceResolver:
+        """Resolver from a cohort's parts, reading daily rows only of the users it needs.
+
+        Leave-the-user-out cells need every peer's daily values, but only for the (age band ×
+        sex, metric) cells the population table does not cover with ``min_users`` users: only
+        those series are kept, so with a complete independent table the resolver holds no
+        daily data at all and is cheap to ship to workers. What :meth:`resolve` returns is the
+        same as with every series kept.
+
+        Args:
+            source: The cohort's source record (its reference kind).
+            reference: The cohort's reference table.
+            demographics: Every user's demographics (``user_id``, ``age``, ``sex``).
+            daily_of: Yields daily frames (``user_id``, ``date``, metrics) holding the rows of
+                the users it is given (other rows are ignored).
+            metrics: Canonical metric names.
+            min_users: Fewest peers a cell needs.
+        """
+        kind = table_kind(source)
+        population = _population_cells(reference) if kind == "population" else {}
+        groups_frame = user_groups(demographics)
         groups = {str(u): (str(r["age_band"]), str(r["sex"])) for u, r in groups_frame.iterrows()}
         sizes = pd.Series(list(groups.values()), dtype=object).value_counts()
-        big = {g for g, n in sizes.items() if int(n) > min_users}
+        big = {g for g in groups.values() if int(sizes[g]) > min_users}
+        needed = {
+            (g, m) for g in big for m in metrics if not _covered(population.get((m, g[0], g[1])), min_users)
+        }
+        users = sorted(u for u, g in groups.items() if any((g, m) in needed for m in metrics))
         series: dict[tuple[str, str], _UserSeries] = {}
-        daily = cohort.daily
-        keep = daily["user_id"].astype(str).map(lambda u: groups.get(u) in big)
-        for user, rows in daily[keep.to_numpy(dtype=bool)].groupby(daily["user_id"].astype(str)):
-            day = rows["date"].to_numpy().astype("datetime64[D]").astype(np.int64)
-            for m in metrics:
-                vals = rows[m].to_numpy(dtype=np.float64)
-                ok = np.isfinite(vals)
-                series[(str(user), m)] = _UserSeries(day[ok], vals[ok])
+        for daily in daily_of(users) if users else ():
+            keep = daily["user_id"].astype(str).isin(set(users)).to_numpy(dtype=bool)
+            for user, rows in daily[keep].groupby(daily["user_id"].astype(str)[keep]):
+                day = rows["date"].to_numpy().astype("datetime64[D]").astype(np.int64)
+                for m in metrics:
+                    if (groups[str(user)], m) not in needed:
+                        continue
+                    vals = rows[m].to_numpy(dtype=np.float64)
+                    ok = np.isfinite(vals)
+                    series[(str(user), m)] = _UserSeries(day[ok], vals[ok])
         return cls(kind, population, groups, series, min_users)
 
     def resolve(
@@ -214,7 +257,7 @@ class ReferenceResolver:
             return "no reference: age or sex unknown or outside the reference bands"
         band, sex = group
         cell = self.population.get((metric, band, sex))
-        if cell is not None and (cell.n_users or 0) >= self.min_users:
+        if cell is not None and _covered(cell, self.min_users):
             return cell
         cohort = self.leave_out(user_id, group, metric, end_date)
         if cohort is not None:
@@ -276,6 +319,11 @@ class ReferenceResolver:
                 upto = found.values[: int(np.searchsorted(found.day, end, side="right"))]
                 self._cache[key] = float(np.median(upto)) if upto.size >= need else math.nan
         return self._cache[key]
+
+
+def _covered(cell: ReferenceCell | None, min_users: int) -> bool:
+    """Whether :meth:`ReferenceResolver.resolve` stops at this population cell."""
+    return cell is not None and (cell.n_users or 0) >= min_users
 
 
 def _group(demographics: Mapping[str, Any]) -> tuple[str, str] | None:

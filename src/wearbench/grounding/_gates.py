@@ -233,16 +233,31 @@ class NullResult:
         null: Share of mismatched windows (x of user i, y of user π(i)) where it passes.
         fdr: ``null / observed`` (inf when nothing passes on matched windows).
         n_windows: Matched windows tested.
+        passes: Matched windows where the statistic passes (``observed = passes / n_windows``).
+        hits: Mismatched windows where it passes; ``tested``: mismatched windows tested
+            (``null = (hits + 1) / (tested + 1)``). The counts let a builder pool the test
+            over groups of users.
     """
 
     observed: float
     null: float
     fdr: float
     n_windows: int
+    passes: int = 0
+    hits: int = 0
+    tested: int = 0
 
     def to_dict(self) -> dict[str, float]:
-        """``{"null", "observed", "fdr"}`` (what the builder's null hook expects, plus the FDR)."""
-        return {"null": self.null, "observed": self.observed, "fdr": self.fdr}
+        """``{"null", "observed", "fdr"}`` (what the builder's null hook expects) and the counts."""
+        return {
+            "null": self.null,
+            "observed": self.observed,
+            "fdr": self.fdr,
+            "windows": float(self.n_windows),
+            "passes": float(self.passes),
+            "hits": float(self.hits),
+            "tested": float(self.tested),
+        }
 
 
 def derangement(n: int, rng: np.random.Generator) -> NDArray[np.int64]:
@@ -293,7 +308,8 @@ def null_test(
     x, y = np.stack(xs), np.stack(ys)
     present = np.isfinite(x).any(-1) & np.isfinite(y).any(-1)
     n_windows = int(present.sum())
-    observed = float(statistic(x, y)[present].sum() / max(n_windows, 1))
+    passes = int(statistic(x, y)[present].sum())
+    observed = float(passes / max(n_windows, 1))
     hits, tested = 0, 0
     for _ in range(n_pairings):
         perm = derangement(len(xs), rng)
@@ -302,4 +318,4 @@ def null_test(
         tested += int(both.sum())
     null = (hits + pseudo_count) / (tested + pseudo_count) if tested + pseudo_count > 0 else 0.0
     fdr = null / observed if observed > 0 else math.inf
-    return NullResult(observed, null, fdr, n_windows)
+    return NullResult(observed, null, fdr, n_windows, passes, hits, tested)

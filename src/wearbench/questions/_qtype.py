@@ -140,6 +140,21 @@ class QuestionType:
         Computed once per build over every user before generation (e.g. peers' VO2max by sex
         and age band). Values an answer depends on must still enter the item's graph (as
         literal inputs), so the verifier needs only the item and its context.
+
+        A type defines it in two parts so that a build can run the per-user work in chunks
+        on workers: :meth:`cohort_summary` of some users, and
+        :meth:`cohort_distributions_from` of the summaries of every chunk in user order.
+        """
+        return self.cohort_distributions_from([self.cohort_summary(contexts)])
+
+    def cohort_summary(self, contexts: Sequence[UserContext]) -> Any:
+        """A picklable summary of some users for :meth:`cohort_distributions_from` (default None)."""
+        return None
+
+    def cohort_distributions_from(self, summaries: Sequence[Any]) -> Mapping[str, np.ndarray]:
+        """The distributions from the summaries of consecutive chunks of users, in user order.
+
+        Must equal what one summary of all the users would give (default: none).
         """
         return {}
 

@@ -205,6 +205,10 @@ def _first_failed(checks: Mapping[str, bool]) -> str:
     return next((k for k in _GATE_ORDER if not checks.get(k, True)), "definition")
 
 
+#: One calibration window: eligible pair indices, gate passes and magnitudes per menu pair.
+_Window = tuple[list[int], np.ndarray, np.ndarray]
+
+
 @question()
 @dataclass(frozen=True)
 class StrongestPair(QuestionType):
@@ -300,12 +304,11 @@ class StrongestPair(QuestionType):
             variant=winner,
         )
 
-    def cohort_distributions(self, contexts: Sequence[UserContext]) -> dict[str, np.ndarray]:
-        """Calibrated winner and distractor weights per pair (aligned with :data:`ALL_PAIRS`).
+    def cohort_summary(self, contexts: Sequence[UserContext]) -> list[_Window]:
+        """Per candidate window of these users: eligible pairs, gate passes, magnitudes.
 
-        Scores the menu on the latest ``calibration_windows`` candidate windows of every user
-        (no gates) and fits the weights with :func:`_calibrate`. The weights only choose which
-        ten pairs are shown; the answer is still decided by the graph on those ten.
+        Scores the menu on the latest ``calibration_windows`` candidate windows of each user
+        (no gates), pairs aligned with :data:`ALL_PAIRS`.
         """
         menu = ALL_PAIRS
         index = {p.name: i for i, p in enumerate(ALL_PAIRS)}
@@ -322,6 +325,15 @@ class StrongestPair(QuestionType):
                 full_mag = np.zeros(len(ALL_PAIRS))
                 full_ok[at], full_mag[at] = ok, mag
                 windows.append(([int(at[i]) for i in cands], full_ok, full_mag))
+        return windows
+
+    def cohort_distributions_from(self, summaries: Sequence[list[_Window]]) -> dict[str, np.ndarray]:
+        """Calibrated winner and distractor weights per pair (aligned with :data:`ALL_PAIRS`).
+
+        Fits the weights with :func:`_calibrate` over every user's windows. The weights only
+        choose which ten pairs are shown; the answer is still decided by the graph on those ten.
+        """
+        windows = [w for part in summaries for w in part]
         u, v, rate = _calibrate(windows, len(ALL_PAIRS), self.calibration_iters, self.weight_bounds)
         return {WINNER_WEIGHT: u, DISTRACTOR_WEIGHT: v, WIN_RATE: rate}
 

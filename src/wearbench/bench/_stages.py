@@ -1,0 +1,184 @@
+"""A build's executor tasks: chunks of consecutive users, scanned, then generated.
+
+Stage 1 (:func:`scan`) runs, per chunk, the pool's window statistics and the types' cohort
+summaries (:class:`~wearbench.bench._pool.PoolPart`). Stage 2 (:func:`generate`) runs, per
+*null group* of :data:`NULL_GROUP_USERS` consecutive users, the cross-user null test of every
+pattern family (:class:`NullPart`; it needs no pool, and runs first so that its long tasks
+overlap the generation), and per chunk the question types on each user with the merged pool,
+returning packed items and each user's stored context (:class:`ChunkResult`). Chunks and
+groups are cut from the sorted user list, never from the executor's workers, so a build's
+bytes do not depend on where its tasks ran.
+
+The null test pairs users within a group (every group of a cohort of at most
+:data:`NULL_GROUP_USERS` users is the whole cohort, as before chunking); the families' counts
+are pooled over groups (:func:`pooled_null`). Group 0 draws from the stream a whole-cohort test
+used, so a build of up to 256 users is byte-identical to one made before chunking.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+import numpy as np
+
+from wearbench._errors import WearbenchError
+from wearbench.bench._generate import UserTask, generate_user, stable_rng
+from wearbench.bench._packed import Packed, pack
+from wearbench.bench._pool import PoolPart, pool_part
+from wearbench.cohort import Cohort, ReferenceResolver, UserContext, contexts_from_cohort
+from wearbench.questions import CohortPool, QuestionType
+
+#: Users per generation task (small enough to spread 200 users over the workers).
+CHUNK_USERS = 8
+#: Users per null-test group (a cohort up to this size is tested as one group).
+NULL_GROUP_USERS = 256
+#: Counts a family's null result must carry to be pooled over groups.
+_COUNTS = ("windows", "passes", "hits", "tested")
+
+
+class UserSource(Protocol):
+    """Where a worker reads users of a cohort stored in shards (``open_cohort``'s result)."""
+
+    def load_users(self, users: Sequence[str]) -> Cohort:
+        """A validated cohort holding exactly these users."""
+        ...
+
+
+@dataclass(frozen=True)
+class Users:
+    """Consecutive users of a build: their contexts (an in-memory cohort) or where to read them.
+
+    Attributes:
+        index: Position of the chunk (or null group) in the build.
+        user_ids: The users, in sorted order.
+        contexts: Their contexts without a resolver (the shared one is attached in the worker).
+        source: A sharded cohort to read them from, when ``contexts`` is empty.
+    """
+
+    index: int
+    user_ids: tuple[str, ...]
+    contexts: tuple[UserContext, ...] = ()
+    source: UserSource | None = None
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every task of a build needs, shipped to each worker once (``map_shared``)."""
+
+    types: tuple[QuestionType, ...]
+    seed: int
+    resolver: ReferenceResolver | None
+    pool: CohortPool | None = None
+
+
+@dataclass(frozen=True)
+class NullTask:
+    """The null test of one group of users (stage 2)."""
+
+    users: Users
+
+
+@dataclass
+class NullPart:
+    """One group's null results: family → ``{"null", "observed", "fdr", counts}``."""
+
+    group: int
+    families: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass
+class ChunkResult:
+    """Packed items, drop reasons and stored contexts (gzip JSON bytes) of one chunk."""
+
+    items: list[Packed] = field(default_factory=list)
+    drops: Counter[str] = field(default_factory=Counter)
+    contexts: dict[str, bytes] = field(default_factory=dict)
+
+
+def contexts_of(shared: Shared, users: Users) -> list[UserContext]:
+    """The chunk's contexts, each with the build's shared resolver."""
+    if users.contexts:
+        return [replace(c, resolver=shared.resolver) for c in users.contexts]
+    if users.source is None:
+        raise ValueError(f"chunk {users.index} has neither contexts nor a source")
+    cohort = users.source.load_users(users.user_ids)
+    return list(contexts_from_cohort(cohort, resolver=shared.resolver).values())
+
+
+def null_rng(seed: int, type_name: str, group: int) -> np.random.Generator:
+    """The null test's stream for one type and group (group 0: the whole-cohort stream)."""
+    keys = ("null-test", type_name) if group == 0 else ("null-test", type_name, f"group-{group}")
+    return stable_rng(seed, *keys)
+
+
+def scan(shared: Shared, users: Users) -> PoolPart:
+    """Stage 1 of a build: a chunk's pool part."""
+    return pool_part(contexts_of(shared, users), types=shared.types)
+
+
+def null_part(shared: Shared, users: Users) -> NullPart:
+    """The null results of every population type on one group of users."""
+    contexts = contexts_of(shared, users)
+    part = NullPart(users.index)
+    for qt in shared.types:  # a population-grounded type without null statistics raises here
+        rng = null_rng(shared.seed, qt.name, users.index)
+        for family, v in qt.null_statistics(contexts, rng).items():
+            part.families[family] = {k: float(x) for k, x in v.items()}
+    return part
+
+
+def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
+    """Stage 2 of a build: a group's null test, or every type on every user of a chunk."""
+    if isinstance(task, NullTask):
+        return null_part(shared, task.users)
+    if shared.pool is None:
+        raise ValueError("generation needs the merged pool")
+    out = ChunkResult()
+    for ctx in contexts_of(shared, task):
+        result = generate_user(UserTask(ctx, shared.types, shared.seed, shared.pool))
+        out.items += [pack(p) for p in result.items]
+        out.drops.update(result.drops)
+        out.contexts[ctx.user_id] = ctx.dump()
+    return out
+
+
+def pooled_null(parts: Sequence[NullPart]) -> dict[str, dict[str, float]]:
+    """Family → ``{"null", "observed", "fdr"}`` pooled over the null groups.
+
+    ``observed`` = passes / windows and ``null`` = (hits + 1) / (tested + 1) over the summed
+    counts; one group's values are taken as they are.
+
+    Raises:
+        WearbenchError: A family of several groups has no counts (a type's own null hook).
+    """
+    by_family: dict[str, list[Mapping[str, float]]] = {}
+    for part in sorted(parts, key=lambda p: p.group):
+        for family, v in part.families.items():
+            by_family.setdefault(family, []).append(v)
+    out: dict[str, dict[str, float]] = {}
+    for family, values in by_family.items():
+        if len(values) == 1:
+            observed, null = float(values[0]["observed"]), float(values[0]["null"])
+        elif all(all(k in v for k in _COUNTS) for v in values):
+            n = {k: sum(int(v[k]) for v in values) for k in _COUNTS}
+            observed = n["passes"] / max(n["windows"], 1)
+            null = (n["hits"] + 1) / (n["tested"] + 1)
+        else:
+            raise WearbenchError(
+                f"pattern family {family}: null results without counts {_COUNTS} cannot be pooled over "
+                f"{len(values)} groups of {NULL_GROUP_USERS} users"
+            )
+        out[family] = {
+            "null": null,
+            "observed": observed,
+            "fdr": null / observed if observed > 0 else float("inf"),
+        }
+    return out
+
+
+def chunks(user_ids: Sequence[str], size: int) -> list[tuple[str, ...]]:
+    """Consecutive runs of ``size`` users (the last may be shorter)."""
+    return [tuple(user_ids[i : i + size]) for i in range(0, len(user_ids), size)]
