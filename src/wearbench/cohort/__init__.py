@@ -32,6 +32,8 @@ from wearbench.cohort._resolve import (
     TableKind,
     table_kind,
 )
+from wearbench.cohort._shard_read import CohortShards, open_cohort
+from wearbench.cohort._shards import ShardedCohortWriter
 from wearbench.cohort._schema import (
     AGE_BANDS,
     BIOMARKER_NAMES,
@@ -78,6 +80,7 @@ __all__ = [
     "SEXES",
     "Biomarker",
     "Cohort",
+    "CohortShards",
     "ExternalReference",
     "Metric",
     "Problem",
@@ -85,6 +88,7 @@ __all__ = [
     "ReferenceCell",
     "ReferenceKind",
     "ReferenceResolver",
+    "ShardedCohortWriter",
     "TableKind",
     "UserContext",
     "UserRecord",
@@ -99,6 +103,7 @@ __all__ = [
     "from_wearableqa",
     "load_cohort",
     "metric",
+    "open_cohort",
     "published_comparison",
     "published_table_rows",
     "read_manifest",
