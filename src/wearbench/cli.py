@@ -73,7 +73,13 @@ def synth(
     with _progress_bar("synthesising users", not quiet, then="writing the cohort") as progress:
         if shard_users is None:
             run_synth(
-                n_users, n_days, seed, out=out, reference_users=reference_users, start=start, progress=progress
+                n_users,
+                n_days,
+                seed,
+                out=out,
+                reference_users=reference_users,
+                start=start,
+                progress=progress,
             )
         else:
             run_synth(

@@ -16,11 +16,15 @@ def test_sharded_synth_equals_single_file(tmp_path: Path) -> None:
     args = {"n_users": 10, "n_days": 60, "seed": 3, "reference_users": 30}
     whole = wearbench.synth(**args)
     handle = wearbench.synth(**args, out=tmp_path / "c", shard_users=3)
-    assert handle.shard_users[0] == ("u0001", "u0002", "u0003") and len(handle.shard_users) == 4
+    assert handle.shard_users[0] == ("u0001", "u0002", "u0003")
+    assert len(handle.shard_users) == 4
     loaded = load_cohort(tmp_path / "c")
     for name in ("daily", "demographics", "blood", "reference"):
-        pd.testing.assert_frame_equal(getattr(loaded, name), getattr(load_cohort(_single(whole, tmp_path)), name))
-    assert loaded.truth == whole.truth and dict(loaded.source) == dict(whole.source)
+        pd.testing.assert_frame_equal(
+            getattr(loaded, name), getattr(load_cohort(_single(whole, tmp_path)), name)
+        )
+    assert loaded.truth == whole.truth
+    assert dict(loaded.source) == dict(whole.source)
 
 
 def _single(cohort: wearbench.Cohort, tmp_path: Path) -> Path:
@@ -33,5 +37,6 @@ def test_cli_shard_users(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, [*args, "--shard-users", "2"])
     assert result.exit_code == 0, result.output
     manifest = read_manifest(out)
-    assert manifest["layout"] == "sharded" and len(manifest["shards"]) == 3
+    assert manifest["layout"] == "sharded"
+    assert len(manifest["shards"]) == 3
     assert manifest["content_hash"] in result.output

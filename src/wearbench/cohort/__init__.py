@@ -32,8 +32,6 @@ from wearbench.cohort._resolve import (
     TableKind,
     table_kind,
 )
-from wearbench.cohort._shard_read import CohortShards, open_cohort
-from wearbench.cohort._shards import ShardedCohortWriter
 from wearbench.cohort._schema import (
     AGE_BANDS,
     BIOMARKER_NAMES,
@@ -54,6 +52,8 @@ from wearbench.cohort._schema import (
     metric,
     to_wearableqa,
 )
+from wearbench.cohort._shard_read import CohortShards, open_cohort
+from wearbench.cohort._shards import ShardedCohortWriter
 from wearbench.cohort._validate import MANIFEST, validate_cohort
 
 __all__ = [

@@ -77,7 +77,9 @@ def _inspect_shard(root: Path, shard: _Shard, found: Findings) -> tuple[Inspecti
     return Inspection(local.report(str(root)), frames, local.masks), read
 
 
-def _inspect_reference(root: Path, files: Mapping[str, Any], found: Findings) -> tuple[Inspection, pa.Table | None]:
+def _inspect_reference(
+    root: Path, files: Mapping[str, Any], found: Findings
+) -> tuple[Inspection, pa.Table | None]:
     local = Findings()
     table = read_parquet(root, REFERENCE.filename, local, files.get(REFERENCE.filename))
     read = {REFERENCE.name: table} if table is not None else {}
@@ -87,7 +89,9 @@ def _inspect_reference(root: Path, files: Mapping[str, Any], found: Findings) ->
     return Inspection(local.report(str(root)), frames, local.masks), table
 
 
-def inspect_sharded(path: Path, manifest: dict[str, Any], found: Findings, *, keep_frames: bool) -> Inspection:
+def inspect_sharded(
+    path: Path, manifest: dict[str, Any], found: Findings, *, keep_frames: bool
+) -> Inspection:
     """Validate a sharded folder shard by shard (messages name the shard files).
 
     Checks every file's SHA-256 against the manifest, each shard's content hash, shard user
@@ -104,7 +108,9 @@ def inspect_sharded(path: Path, manifest: dict[str, Any], found: Findings, *, ke
         if len(tables) == len(SHARD_TABLES):
             hashes.append(shard_hash(tables))
             if shard.content_hash is not None and shard.content_hash != hashes[-1]:
-                found.error("content_hash", shard.dir, f"content_hash does not match {MANIFEST}; re-save the cohort")
+                found.error(
+                    "content_hash", shard.dir, f"content_hash does not match {MANIFEST}; re-save the cohort"
+                )
         last = _check_order(insp, shard, last, found)
         if keep_frames and not insp.report.errors:
             for name, frame in repaired_frames(insp).items():
@@ -253,15 +259,15 @@ def open_cohort(path: str | os.PathLike[str]) -> CohortShards:
     root = Path(path)
     manifest = read_manifest(root)
     if manifest.get("schema_version") != SCHEMA_VERSION:
-        raise WearbenchError(f"{root / MANIFEST}: schema_version {manifest.get('schema_version')!r}, expected {SCHEMA_VERSION}")
+        raise WearbenchError(
+            f"{root / MANIFEST}: schema_version {manifest.get('schema_version')!r}, expected {SCHEMA_VERSION}"
+        )
     found = Findings()
     shards = _shards(manifest, found)
     files = manifest.get("files") or {}
     ref_insp, _ = _inspect_reference(root, files, found)
     _raise(root, found)
-    users = tuple(
-        tuple(sorted(_demographics(root, shard)["user_id"].astype(str))) for shard in shards
-    )
+    users = tuple(tuple(sorted(_demographics(root, shard)["user_id"].astype(str))) for shard in shards)
     return CohortShards(
         path=root,
         source=dict(manifest.get("source") or {}),

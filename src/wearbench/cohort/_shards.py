@@ -147,7 +147,9 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
         tables = {spec.name: frame_to_arrow(getattr(part, spec.name), spec) for spec in SHARD_TABLES}
         report = inspect_tables(tables, None).report
         if report.errors:
-            raise CohortValidationError(f"{self.path}/{where} (not written)", [p.message for p in report.errors])
+            raise CohortValidationError(
+                f"{self.path}/{where} (not written)", [p.message for p in report.errors]
+            )
         users = sorted(set(part.demographics["user_id"].astype(str)))
         if not users:
             raise WearbenchError(f"{self.path}/{where}: part has no users; add only non-empty parts")
@@ -272,7 +274,9 @@ def save_sharded(cohort: Cohort, path: str | os.PathLike[str], shard_users: int)
     if report.errors:
         raise CohortValidationError(f"{out} (not written)", [p.message for p in report.errors])
     parts = split_users(cohort, shard_users)
-    with ShardedCohortWriter(path, source=cohort.source or {}, reference=cohort.reference, truth=cohort.truth) as w:
+    with ShardedCohortWriter(
+        path, source=cohort.source or {}, reference=cohort.reference, truth=cohort.truth
+    ) as w:
         for part in parts:
             w.add(part)
     return Path(path)

@@ -248,7 +248,9 @@ def read_truth(path: Path, found: Findings, sha256: str | None = None) -> tuple[
     if not file.exists():
         return True, None
     if sha256 is not None and hashlib.sha256(file.read_bytes()).hexdigest() != sha256:
-        found.error("file_hash", TRUTH_FILE, f"sha256 does not match {MANIFEST}; restore it or re-save the cohort")
+        found.error(
+            "file_hash", TRUTH_FILE, f"sha256 does not match {MANIFEST}; restore it or re-save the cohort"
+        )
         return False, None
     return _read_json(file, found)
 

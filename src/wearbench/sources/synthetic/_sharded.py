@@ -40,8 +40,13 @@ def synthesize_sharded(
     ground truth rows.
 
     Args:
-        n_users, n_days, seed, reference_users, reference_days, start, progress: As
-            :func:`synthesize`.
+        n_users: Benchmark users (as :func:`synthesize`).
+        n_days: Days per user.
+        seed: Root seed.
+        reference_users: Users of the reference population.
+        reference_days: Days per reference user.
+        start: First calendar day, ISO ``YYYY-MM-DD``.
+        progress: Called as ``progress(done, total)`` after each chunk (benchmark users first).
         out: Cohort folder to write (replaced as a whole when complete).
         shard_users: Users per shard (≥ 1).
 
