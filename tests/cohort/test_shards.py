@@ -194,3 +194,18 @@ def _parts(cohort: Cohort) -> list[Cohort]:
     from wearbench.cohort._shards import split_users
 
     return list(split_users(cohort, 1))
+
+
+def test_writer_needs_reference_and_block(cohort: Cohort, tmp_path: Path) -> None:
+    writer = ShardedCohortWriter(tmp_path / "c", source={})
+    with pytest.raises(WearbenchError, match="outside its with-block"):
+        writer.add(_parts(cohort)[0])
+    with pytest.raises(WearbenchError, match="no reference table"):
+        _write_without_reference(writer, _parts(cohort))
+    assert list(tmp_path.iterdir()) == []
+
+
+def _write_without_reference(writer: ShardedCohortWriter, parts: list[Cohort]) -> None:
+    with writer:
+        for part in parts:
+            writer.add(part)

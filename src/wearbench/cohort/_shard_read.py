@@ -194,9 +194,12 @@ class CohortShards:
         wanted = sorted(set(map(str, users)))
         by_shard: dict[int, list[str]] = {}
         firsts = [s[0] if s else "" for s in self.shard_users]
+        members: dict[int, frozenset[str]] = {}
         for user in wanted:
             k = bisect.bisect_right(firsts, user) - 1
-            if k < 0 or user not in set(self.shard_users[k]):
+            if k >= 0 and k not in members:
+                members[k] = frozenset(self.shard_users[k])
+            if k < 0 or user not in members[k]:
                 raise WearbenchError(f"{self.path}: user {user!r} is not in the cohort")
             by_shard.setdefault(k, []).append(user)
         parts: dict[str, list[pd.DataFrame]] = {spec.name: [] for spec in SHARD_TABLES}

@@ -124,13 +124,16 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
         if self._folder is None:
             return
         folder, self._folder = self._folder, None
-        if kind is None:
-            try:
-                self._finish()
-            except BaseException as e:
-                folder.__exit__(type(e), e, e.__traceback__)
-                raise
-        folder.__exit__(kind, err, tb)
+        try:
+            if kind is None:
+                try:
+                    self._finish()
+                except BaseException as e:
+                    folder.__exit__(type(e), e, e.__traceback__)
+                    raise
+            folder.__exit__(kind, err, tb)
+        finally:
+            self._new = None
 
     def add(self, part: Cohort) -> None:
         """Write one shard holding every user of ``part`` (its reference and truth are ignored).
@@ -140,8 +143,7 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
                 than every user id added before (parts must come in user order, whole users).
             CohortValidationError: If the part's daily, demographics or blood tables have errors.
         """
-        if self._new is None:
-            raise WearbenchError(f"{self.path}: add() outside the writer's with-block")
+        self._target()
         index = len(self._shards)
         where = shard_dir(index)
         tables = {spec.name: frame_to_arrow(getattr(part, spec.name), spec) for spec in SHARD_TABLES}
@@ -161,9 +163,18 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
         self._shards.append(self._write_shard(where, tables, users))
         self._last_user = users[-1]
 
+    def _target(self) -> Path:
+        """The hidden folder being written.
+
+        Raises:
+            WearbenchError: Outside the writer's ``with`` block.
+        """
+        if self._new is None:
+            raise WearbenchError(f"{self.path}: the writer is used outside its with-block")
+        return self._new
+
     def _write_shard(self, where: str, tables: Mapping[str, pa.Table], users: list[str]) -> dict[str, Any]:
-        assert self._new is not None  # checked by add()
-        folder = self._new / where
+        folder = self._target() / where
         folder.mkdir(parents=True)
         files: dict[str, str] = {}
         for spec in SHARD_TABLES:
@@ -188,7 +199,7 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
         }
 
     def _finish(self) -> None:
-        assert self._new is not None  # set by __enter__
+        new = self._target()
         if self.reference is None:
             raise WearbenchError(f"{self.path}: no reference table; pass reference= or set writer.reference")
         if not self._shards:
@@ -201,9 +212,9 @@ class ShardedCohortWriter(AbstractContextManager["ShardedCohortWriter"]):
         if self.truth is not None:
             payloads.append((TRUTH_FILE, _json_text(self.truth, TRUTH_FILE).encode("utf-8")))
         for name, data in payloads:
-            (self._new / name).write_bytes(data)
+            (new / name).write_bytes(data)
         manifest = self._manifest(reference, {n: hashlib.sha256(d).hexdigest() for n, d in payloads})
-        (self._new / MANIFEST).write_text(_json_text(manifest, MANIFEST), encoding="utf-8")
+        (new / MANIFEST).write_text(_json_text(manifest, MANIFEST), encoding="utf-8")
 
     def _manifest(self, reference: pa.Table, files: dict[str, str]) -> dict[str, Any]:
         source_text = _json_text(self.source, "source")
