@@ -13,8 +13,38 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import overload
 
-from wearbench.cohort import Cohort, save_cohort
+from wearbench._errors import WearbenchError
+from wearbench.cohort import Cohort, CohortShards, open_cohort, save_cohort
+
+
+@overload
+def synth(
+    n_users: int = ...,
+    n_days: int = ...,
+    seed: int = ...,
+    *,
+    out: str | Path | None = ...,
+    reference_users: int = ...,
+    start: str = ...,
+    progress: Callable[[int, int], None] | None = ...,
+    shard_users: None = ...,
+) -> Cohort: ...
+
+
+@overload
+def synth(
+    n_users: int = ...,
+    n_days: int = ...,
+    seed: int = ...,
+    *,
+    out: str | Path,
+    reference_users: int = ...,
+    start: str = ...,
+    progress: Callable[[int, int], None] | None = ...,
+    shard_users: int,
+) -> CohortShards: ...
 
 
 def synth(
@@ -26,7 +56,8 @@ def synth(
     reference_users: int = 5000,
     start: str = "2024-01-01",
     progress: Callable[[int, int], None] | None = None,
-) -> Cohort:
+    shard_users: int | None = None,
+) -> Cohort | CohortShards:
     """Generate the realistic synthetic cohort (the embedded default).
 
     Args:
@@ -37,12 +68,26 @@ def synth(
         reference_users: Size of the larger population the reference percentiles come from.
         start: First calendar day (ISO date).
         progress: Optional callback ``(users_done, users_total)``.
+        shard_users: Write ``out`` as a sharded folder of this many users per shard,
+            generating one shard at a time (never the whole cohort in memory); needs ``out``.
 
     Returns:
-        The cohort, with the planted ground truth in ``cohort.truth``.
-    """
-    from wearbench.sources.synthetic import synthesize
+        The cohort, with the planted ground truth in ``cohort.truth``; with ``shard_users``
+        a :class:`~wearbench.cohort.CohortShards` handle on ``out`` instead.
 
+    Raises:
+        WearbenchError: If ``shard_users`` is given without ``out``.
+    """
+    from wearbench.sources.synthetic import synthesize, synthesize_sharded
+
+    if shard_users is not None:
+        if out is None:
+            raise WearbenchError("synth: shard_users needs out= (a sharded cohort is written, not returned)")
+        synthesize_sharded(
+            n_users, n_days, seed, out=out, shard_users=shard_users,
+            reference_users=reference_users, start=start, progress=progress,
+        )  # fmt: skip
+        return open_cohort(out)
     cohort = synthesize(
         n_users, n_days, seed, reference_users=reference_users, start=start, progress=progress
     )

@@ -49,18 +49,43 @@ def cli() -> None:
     help="Size of the larger population behind the reference percentiles.",
 )
 @click.option("--start", default="2024-01-01", show_default=True, help="First calendar day (ISO).")
+@click.option(
+    "--shard-users",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Write a sharded cohort of N users per shard, one shard in memory at a time.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def synth(
-    n_users: int, n_days: int, seed: int, out: Path, reference_users: int, start: str, quiet: bool
+    n_users: int,
+    n_days: int,
+    seed: int,
+    out: Path,
+    reference_users: int,
+    start: str,
+    shard_users: int | None,
+    quiet: bool,
 ) -> None:
     """Write a realistic synthetic cohort (the embedded default) to OUT."""
     from wearbench._api import synth as run_synth
     from wearbench.cohort import read_manifest
 
     with _progress_bar("synthesising users", not quiet, then="writing the cohort") as progress:
-        run_synth(
-            n_users, n_days, seed, out=out, reference_users=reference_users, start=start, progress=progress
-        )
+        if shard_users is None:
+            run_synth(
+                n_users,
+                n_days,
+                seed,
+                out=out,
+                reference_users=reference_users,
+                start=start,
+                progress=progress,
+            )
+        else:
+            run_synth(
+                n_users, n_days, seed, out=out, reference_users=reference_users, start=start,
+                progress=progress, shard_users=shard_users,
+            )  # fmt: skip
     manifest = read_manifest(out)
     click.echo(f"wrote {out} ({n_users} users x {n_days} days), content_hash {manifest['content_hash']}")
 

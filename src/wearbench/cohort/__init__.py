@@ -52,6 +52,8 @@ from wearbench.cohort._schema import (
     metric,
     to_wearableqa,
 )
+from wearbench.cohort._shard_read import CohortShards, open_cohort
+from wearbench.cohort._shards import ShardedCohortWriter
 from wearbench.cohort._validate import MANIFEST, validate_cohort
 
 __all__ = [
@@ -79,6 +81,7 @@ __all__ = [
     "SEXES",
     "Biomarker",
     "Cohort",
+    "CohortShards",
     "ExternalReference",
     "Metric",
     "Problem",
@@ -86,6 +89,7 @@ __all__ = [
     "ReferenceCell",
     "ReferenceKind",
     "ReferenceResolver",
+    "ShardedCohortWriter",
     "TableKind",
     "UserContext",
     "UserRecord",
@@ -100,6 +104,7 @@ __all__ = [
     "from_wearableqa",
     "load_cohort",
     "metric",
+    "open_cohort",
     "published_comparison",
     "published_table_rows",
     "read_manifest",

@@ -31,7 +31,7 @@ from wearbench.cohort._cohort import Cohort
 from wearbench.cohort._hash import cohort_tables, hash_tables, json_default
 from wearbench.cohort._schema import SCHEMA_VERSION
 from wearbench.cohort._tables import BLOOD, DAILY, DEMOGRAPHICS, REFERENCE, TABLES
-from wearbench.cohort._validate import MANIFEST, TRUTH_FILE, inspect_folder, inspect_tables
+from wearbench.cohort._validate import MANIFEST, TRUTH_FILE, inspect_folder, inspect_tables, repaired_frames
 
 #: Fixed Parquet writer settings (changing any of them changes every file's bytes).
 _PARQUET_OPTIONS: dict[str, Any] = {
@@ -46,7 +46,9 @@ _PARQUET_OPTIONS: dict[str, Any] = {
 }
 
 
-def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool = True) -> Path:
+def save_cohort(
+    cohort: Cohort, path: str | os.PathLike[str], *, validate: bool = True, shard_users: int | None = None
+) -> Path:
     """Write a cohort folder.
 
     Args:
@@ -57,6 +59,9 @@ def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool 
         validate: Refuse to write a cohort with errors (repairable problems such as an
             out-of-range value are written as they are and repaired on load). Pass
             ``False`` only to write deliberately broken cohorts, e.g. test fixtures.
+        shard_users: Write a sharded folder (``docs/cohort-shards.md``) of this many users
+            per shard, in sorted user order; ``None`` writes the single-file layout. A
+            sharded write always validates.
 
     Returns:
         The folder path.
@@ -69,6 +74,10 @@ def save_cohort(cohort: Cohort, path: str | os.PathLike[str], *, validate: bool 
     """
     out = Path(path)
     check_target(out, "cohort", MANIFEST)
+    if shard_users is not None:
+        from wearbench.cohort._shards import save_sharded
+
+        return save_sharded(cohort, out, shard_users)
     tables = cohort_tables(cohort)
     if validate:
         report = inspect_tables(tables, cohort.truth).report
@@ -116,11 +125,7 @@ def load_cohort(path: str | os.PathLike[str], *, repair: bool = True) -> Cohort:
     problems = list(report.errors) if repair else list(report.problems)
     if problems:
         raise CohortValidationError(str(path), [p.message for p in problems])
-    frames = {name: frame.copy() for name, frame in inspection.frames.items()}
-    for (table, column), mask in inspection.masks.items():
-        frames[table].loc[mask, column] = np.nan
-    for spec in TABLES:
-        frames[spec.name] = frames[spec.name].sort_values(list(spec.keys), kind="stable", ignore_index=True)
+    frames = repaired_frames(inspection)
     manifest = inspection.manifest or {}
     return Cohort(
         daily=frames[DAILY.name],

@@ -7,6 +7,7 @@ column and value, and the fix.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -67,7 +68,19 @@ def validate_cohort(source: str | os.PathLike[str] | Cohort) -> ValidationReport
     """
     if isinstance(source, Cohort):
         return inspect_cohort(source).report
-    return inspect_folder(Path(source)).report
+    return inspect_folder(Path(source), keep_frames=False).report
+
+
+def repaired_frames(inspection: Inspection) -> dict[str, pd.DataFrame]:
+    """The inspection's frames with repairs applied (flagged values set missing), rows sorted by key."""
+    frames = {name: frame.copy() for name, frame in inspection.frames.items()}
+    for (table, column), mask in inspection.masks.items():
+        frames[table].loc[mask, column] = np.nan
+    by_name = {spec.name: spec for spec in TABLES}
+    return {
+        name: frame.sort_values(list(by_name[name].keys), kind="stable", ignore_index=True)
+        for name, frame in frames.items()
+    }
 
 
 def inspect_cohort(cohort: Cohort) -> Inspection:
@@ -98,30 +111,38 @@ def inspect_tables(
             "bad_truth", "truth", f"ground truth is not JSON-serialisable ({e}); use plain JSON values"
         )
     labels = {spec.name: spec.name for spec in TABLES}
-    frames = _frames(tables, labels, found)
+    frames = frames_of(tables, labels, found)
     check_tables(frames, labels, found, file_order=False)
     return Inspection(found.report(source), frames, found.masks, None, truth)
 
 
-def inspect_folder(path: Path) -> Inspection:
-    """Validate a cohort folder, keeping the frames for the loader."""
+def inspect_folder(path: Path, *, keep_frames: bool = True) -> Inspection:
+    """Validate a cohort folder, keeping the frames for the loader.
+
+    A sharded folder (``"layout": "sharded"``) is validated shard by shard; its frames are
+    returned already repaired and concatenated, or not at all without ``keep_frames``.
+    """
     found = Findings()
     if not path.is_dir():
         what = "does not exist" if not path.exists() else "is not a folder"
         found.error("missing_file", str(path), f"{what}; a cohort is a folder written by save_cohort")
         return Inspection(found.report(str(path)))
     manifest = _read_manifest(path, found)
-    tables = {spec.name: _read_parquet(path, spec.filename, found) for spec in TABLES}
-    truth_ok, truth = _read_truth(path, found)
+    if manifest is not None and manifest.get("layout") == "sharded":
+        from wearbench.cohort._shard_read import inspect_sharded
+
+        return inspect_sharded(path, manifest, found, keep_frames=keep_frames)
+    tables = {spec.name: read_parquet(path, spec.filename, found) for spec in TABLES}
+    truth_ok, truth = read_truth(path, found)
     labels = {spec.name: spec.filename for spec in TABLES}
-    frames = _frames({k: v for k, v in tables.items() if v is not None}, labels, found)
+    frames = frames_of({k: v for k, v in tables.items() if v is not None}, labels, found)
     check_tables(frames, labels, found, file_order=True)
     if manifest is not None and truth_ok and all(t is not None for t in tables.values()):
-        _check_hash(manifest, hash_tables(tables, truth), found)
+        check_hash(manifest, hash_tables(tables, truth), found)
     return Inspection(found.report(str(path)), frames, found.masks, manifest, truth)
 
 
-def _frames(
+def frames_of(
     tables: Mapping[str, pa.Table], labels: Mapping[str, str], found: Findings
 ) -> dict[str, pd.DataFrame]:
     frames: dict[str, pd.DataFrame] = {}
@@ -135,15 +156,32 @@ def _frames(
     return frames
 
 
-def _read_parquet(path: Path, filename: str, found: Findings) -> pa.Table | None:
+def read_parquet(path: Path, filename: str, found: Findings, sha256: str | None = None) -> pa.Table | None:
+    """Read ``path / filename``, recording a problem (and returning ``None``) if it cannot be used.
+
+    Args:
+        path: Cohort folder.
+        filename: File path relative to ``path``; names the file in messages.
+        found: Where problems are recorded.
+        sha256: Expected SHA-256 hex digest of the file's bytes, if known (sharded manifests).
+    """
     file = path / filename
     if not file.is_file():
         found.error(
             "missing_file", filename, f"file is missing from {path}; write the cohort with save_cohort"
         )
         return None
+    data = file.read_bytes()
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        found.error(
+            "file_hash",
+            filename,
+            f"sha256 does not match {MANIFEST} (expected {sha256[:12]}…): the file was changed after the "
+            "cohort was written; restore it or re-save the cohort",
+        )
+        return None
     try:
-        table = pq.read_table(pa.BufferReader(file.read_bytes()))
+        table = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError, ValueError) as e:
         reason = (str(e).splitlines() or [type(e).__name__])[0]
         found.error(
@@ -204,14 +242,20 @@ def _read_manifest(path: Path, found: Findings) -> dict[str, Any] | None:
     return data
 
 
-def _read_truth(path: Path, found: Findings) -> tuple[bool, Any]:
+def read_truth(path: Path, found: Findings, sha256: str | None = None) -> tuple[bool, Any]:
+    """Read the optional ground truth (``True, None`` if absent); ``sha256`` as in :func:`read_parquet`."""
     file = path / TRUTH_FILE
     if not file.exists():
         return True, None
+    if sha256 is not None and hashlib.sha256(file.read_bytes()).hexdigest() != sha256:
+        found.error(
+            "file_hash", TRUTH_FILE, f"sha256 does not match {MANIFEST}; restore it or re-save the cohort"
+        )
+        return False, None
     return _read_json(file, found)
 
 
-def _check_hash(manifest: Mapping[str, Any], actual: str, found: Findings) -> None:
+def check_hash(manifest: Mapping[str, Any], actual: str, found: Findings) -> None:
     stated = manifest.get("content_hash")
     if stated is None or stated == actual:
         return

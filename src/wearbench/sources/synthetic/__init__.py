@@ -86,6 +86,7 @@ from wearbench.sources.synthetic._minutes import (
     minute_users,
     synthesize_minutes,
 )
+from wearbench.sources.synthetic._sharded import synthesize_sharded
 from wearbench.sources.synthetic._synthesize import synthesize
 
 __all__ = [
@@ -103,4 +104,5 @@ __all__ = [
     "minute_users",
     "synthesize",
     "synthesize_minutes",
+    "synthesize_sharded",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,13 +63,18 @@ def synthesize(
         demographics=pd.concat(demographics, ignore_index=True),
         blood=pd.concat(blood, ignore_index=True),
         reference=reference_table(params, progress, params.n_users, total),
-        source={
-            "name": GENERATOR_NAME,
-            "params": params.as_dict(),
-            "reference": {"kind": "population", "users": params.reference_users},
-        },
+        source=source_of(params),
         truth=truth.build(params),
     )
+
+
+def source_of(params: SynthParams) -> dict[str, Any]:
+    """The cohort's ``source`` provenance for ``params``."""
+    return {
+        "name": GENERATOR_NAME,
+        "params": params.as_dict(),
+        "reference": {"kind": "population", "users": params.reference_users},
+    }
 
 
 def _benchmark_users(
