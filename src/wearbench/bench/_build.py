@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from wearbench._errors import WearbenchError
 from wearbench._folder import check_target
@@ -34,16 +35,19 @@ from wearbench.bench._stages import (
     chunks,
     generate,
     pooled_null,
+    read_users,
     scan,
 )
 from wearbench.cohort import (
     REFERENCED_METRICS,
     Cohort,
+    CohortShards,
     ReferenceResolver,
     UserContext,
     content_hash,
     contexts_from_cohort,
     load_cohort,
+    open_cohort,
 )
 from wearbench.cohort import read_manifest as read_cohort_manifest
 from wearbench.executors import Executor, LocalExecutor
@@ -81,6 +85,7 @@ class _Plan:
     resolver: ReferenceResolver
     cohort_hash: str
     cohort_source: Mapping[str, Any]
+    source: CohortShards | None = None
 
 
 def _strip(ctx: UserContext) -> UserContext:
@@ -104,23 +109,22 @@ def _in_memory(cohort: Cohort, chunk_users: int) -> _Plan:
 
 
 def _sharded(path: Path, chunk_users: int) -> _Plan:
-    from wearbench.cohort import open_cohort  # type: ignore[attr-defined]  # TODO: top-level after merge
-
     source = open_cohort(path)
     users = list(source.users)
 
     def daily_of(ids: Sequence[str]) -> Iterator[pd.DataFrame]:
         for part in chunks(list(ids), NULL_GROUP_USERS):
-            yield source.load_users(part).daily
+            yield read_users(source, part).daily
 
     resolver = ReferenceResolver.from_tables(
         source.source, source.reference, source.demographics(), daily_of, REFERENCED_METRICS
     )
 
     def cut(size: int) -> list[Users]:
-        return [Users(i, ids, source=source) for i, ids in enumerate(chunks(users, size))]
+        return [Users(i, ids) for i, ids in enumerate(chunks(users, size))]
 
-    return _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, source.content_hash, dict(source.source))
+    plan = _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, source.content_hash, dict(source.source))
+    return replace(plan, source=source)
 
 
 def _plan(cohort: Cohort | str | Path, chunk_users: int) -> _Plan:
@@ -149,7 +153,7 @@ def _run(
     progress: Callable[[int, int], None] | None,
 ) -> _Generated:
     """Both stages on the executor: pool parts, then null groups and generation."""
-    shared = Shared(types, seed, plan.resolver)
+    shared = Shared(types, seed, plan.resolver, source=plan.source)
     pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
     out = _Generated([], Counter(), {}, {})
     tasks: list[Users | NullTask] = [NullTask(g) for g in plan.groups]
@@ -168,6 +172,55 @@ def _run(
             progress(done, total)
     out.null_fdr = pooled_null(nulls)
     return out
+
+
+def _select(
+    gen: _Generated, seed: int, max_per_type: int | None, match_official: bool
+) -> tuple[list[Pending], dict[str, Any] | None]:
+    """The null test's verdicts, balancing, the per-type cap and the official mix; drops counted."""
+    rejected = {fam for fam, v in gen.null_fdr.items() if v["fdr"] > MAX_FDR}
+    for p in gen.pending:
+        if p.grounding_ref in rejected:
+            gen.drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
+    pending: list[Pending] = [p for p in gen.pending if p.grounding_ref not in rejected]
+    pending = _cap(balance(pending, seed, gen.drops), max_per_type, seed)
+    if not match_official:
+        return pending, None
+    return official_mix(pending, seed)
+
+
+def _finish(
+    plan: _Plan,
+    gen: _Generated,
+    qts: tuple[QuestionType, ...],
+    seed: int,
+    max_per_type: int | None,
+    match_official: bool,
+    out: Path,
+) -> BuildResult:
+    """Select, letter, audit and write the items (in this process)."""
+    pending, mix = _select(gen, seed, max_per_type, match_official)
+    items = assemble(pending, seed)
+    packed = {p.id: p for p in pending if isinstance(p, Packed)}
+    refs = reference_stats_from([(i.type, packed[i.id].cells) for i in items])
+    stats = build_stats(items, gen.drops, gen.null_fdr, tuple(qt.name for qt in qts), references=refs)
+    if not items:
+        n_users = sum(len(c.user_ids) for c in plan.chunks)
+        raise WearbenchError(f"0 items from {n_users} users, nothing written to {out}: " + _why(stats))
+    if mix is not None:
+        stats["match_official"] = mix
+    stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
+    stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
+    manifest = _manifest(plan, qts, seed, max_per_type, stats)
+    users = {i.user_id for i in items}
+    write_artifact_lines(
+        out,
+        (item_line(i, packed[i.id]) for i in items),
+        {u: b for u, b in gen.contexts.items() if u in users},
+        manifest,
+        render_datasheet(stats, manifest),
+    )
+    return BuildResult(out, len(items), stats, manifest)
 
 
 def _why(stats: Mapping[str, Any]) -> str:
@@ -242,40 +295,10 @@ def build_benchmark(
     check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
     plan = _plan(cohort, chunk_users)
     qts = type_instances(types)
-    names = tuple(qt.name for qt in qts)
     with contextlib.ExitStack() as stack:
         ex = executor or LocalExecutor(workers)
         if isinstance(ex, contextlib.AbstractContextManager):
             stack.enter_context(ex)  # one connection / cluster for both stages
         gen = _run(plan, qts, seed, ex, progress)
-    drops, null_fdr = gen.drops, gen.null_fdr
-    rejected = {fam for fam, v in null_fdr.items() if v["fdr"] > MAX_FDR}
-    for p in gen.pending:
-        if p.grounding_ref in rejected:
-            drops[f"{p.type}: pattern family {p.grounding_ref} failed the null test"] += 1
-    pending: list[Pending] = [p for p in gen.pending if p.grounding_ref not in rejected]
-    pending = _cap(balance(pending, seed, drops), max_per_type, seed)
-    mix = None
-    if match_official:
-        pending, mix = official_mix(pending, seed)
-    items = assemble(pending, seed)
-    packed = {p.id: p for p in pending if isinstance(p, Packed)}
-    refs = reference_stats_from([(i.type, packed[i.id].cells) for i in items])
-    stats = build_stats(items, drops, null_fdr, names, references=refs)
-    n_users = sum(len(c.user_ids) for c in plan.chunks)
-    if not items:
-        raise WearbenchError(f"0 items from {n_users} users, nothing written to {out}: " + _why(stats))
-    if mix is not None:
-        stats["match_official"] = mix
-    stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
-    stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    manifest = _manifest(plan, qts, seed, max_per_type, stats)
-    users = {i.user_id for i in items}
-    write_artifact_lines(
-        Path(out),
-        (item_line(i, packed[i.id]) for i in items),
-        {u: b for u, b in gen.contexts.items() if u in users},
-        manifest,
-        render_datasheet(stats, manifest),
-    )
-    return BuildResult(Path(out), len(items), stats, manifest)
+    with threadpool_limits(limits=1):  # small arrays; see stages.generate()
+        return _finish(plan, gen, qts, seed, max_per_type, match_official, Path(out))

@@ -17,18 +17,20 @@ used, so a build of up to 256 users is byte-identical to one made before chunkin
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
 import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from wearbench._errors import WearbenchError
 from wearbench.bench._generate import UserTask, generate_user, stable_rng
 from wearbench.bench._packed import Packed, pack
 from wearbench.bench._pool import PoolPart, pool_part
-from wearbench.cohort import Cohort, ReferenceResolver, UserContext, contexts_from_cohort
+from wearbench.cohort import Cohort, CohortShards, ReferenceResolver, UserContext, contexts_from_cohort
 from wearbench.questions import CohortPool, QuestionType
 
 #: Users per generation task (small enough to spread 200 users over the workers).
@@ -39,29 +41,20 @@ NULL_GROUP_USERS = 256
 _COUNTS = ("windows", "passes", "hits", "tested")
 
 
-class UserSource(Protocol):
-    """Where a worker reads users of a cohort stored in shards (``open_cohort``'s result)."""
-
-    def load_users(self, users: Sequence[str]) -> Cohort:
-        """A validated cohort holding exactly these users."""
-        ...
-
-
 @dataclass(frozen=True)
 class Users:
-    """Consecutive users of a build: their contexts (an in-memory cohort) or where to read them.
+    """Consecutive users of a build: their contexts (an in-memory cohort) or only their ids.
 
     Attributes:
         index: Position of the chunk (or null group) in the build.
         user_ids: The users, in sorted order.
-        contexts: Their contexts without a resolver (the shared one is attached in the worker).
-        source: A sharded cohort to read them from, when ``contexts`` is empty.
+        contexts: Their contexts without a resolver (the shared one is attached in the worker);
+            empty when the build reads users from a sharded cohort (``Shared.source``).
     """
 
     index: int
     user_ids: tuple[str, ...]
     contexts: tuple[UserContext, ...] = ()
-    source: UserSource | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +65,7 @@ class Shared:
     seed: int
     resolver: ReferenceResolver | None
     pool: CohortPool | None = None
+    source: CohortShards | None = None
 
 
 @dataclass(frozen=True)
@@ -98,13 +92,51 @@ class ChunkResult:
     contexts: dict[str, bytes] = field(default_factory=dict)
 
 
+#: This worker process's last shards read, ``(folder, content hash, shard) -> cohort``.
+_SHARDS: dict[tuple[str, str, int], Cohort] = {}
+#: Shards a worker keeps (consecutive chunks mostly share one).
+_KEEP_SHARDS = 2
+
+
+def _shard(source: CohortShards, k: int) -> Cohort:
+    key = (str(source.path), source.content_hash, k)
+    if key not in _SHARDS:
+        while len(_SHARDS) >= _KEEP_SHARDS:
+            _SHARDS.pop(next(iter(_SHARDS)))
+        _SHARDS[key] = source.load_users(source.shard_users[k])
+    return _SHARDS[key]
+
+
+def read_users(source: CohortShards, users: Sequence[str]) -> Cohort:
+    """These users of a sharded cohort, each shard read (and checked) once per worker."""
+    firsts = [s[0] if s else "" for s in source.shard_users]
+    shards = sorted({bisect.bisect_right(firsts, u) - 1 for u in users})
+    parts = [_shard(source, k) for k in shards if k >= 0]
+    if not parts:
+        return source.load_users(users)  # raises, naming the unknown user
+    keep = set(users)
+
+    def cut(name: str) -> pd.DataFrame:
+        frame = pd.concat([getattr(p, name) for p in parts], ignore_index=True)
+        kept: pd.DataFrame = frame[frame["user_id"].isin(keep).to_numpy()].reset_index(drop=True)
+        return kept
+
+    return Cohort(
+        daily=cut("daily"),
+        demographics=cut("demographics"),
+        blood=cut("blood"),
+        reference=parts[0].reference,
+        source=parts[0].source,
+    )
+
+
 def contexts_of(shared: Shared, users: Users) -> list[UserContext]:
     """The chunk's contexts, each with the build's shared resolver."""
     if users.contexts:
         return [replace(c, resolver=shared.resolver) for c in users.contexts]
-    if users.source is None:
+    if shared.source is None:
         raise ValueError(f"chunk {users.index} has neither contexts nor a source")
-    cohort = users.source.load_users(users.user_ids)
+    cohort = read_users(shared.source, users.user_ids)
     return list(contexts_from_cohort(cohort, resolver=shared.resolver).values())
 
 
@@ -116,7 +148,8 @@ def null_rng(seed: int, type_name: str, group: int) -> np.random.Generator:
 
 def scan(shared: Shared, users: Users) -> PoolPart:
     """Stage 1 of a build: a chunk's pool part."""
-    return pool_part(contexts_of(shared, users), types=shared.types)
+    with threadpool_limits(limits=1):
+        return pool_part(contexts_of(shared, users), types=shared.types)
 
 
 def null_part(shared: Shared, users: Users) -> NullPart:
@@ -131,7 +164,16 @@ def null_part(shared: Shared, users: Users) -> NullPart:
 
 
 def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
-    """Stage 2 of a build: a group's null test, or every type on every user of a chunk."""
+    """Stage 2 of a build: a group's null test, or every type on every user of a chunk.
+
+    One BLAS/OpenMP thread per task: the executor already runs a task per core, the arrays are
+    small, and a thread pool per worker on a busy machine made small products 20x slower.
+    """
+    with threadpool_limits(limits=1):
+        return _generate(shared, task)
+
+
+def _generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
     if isinstance(task, NullTask):
         return null_part(shared, task.users)
     if shared.pool is None:
