@@ -120,7 +120,8 @@ class DaskExecutor:
     def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
         """``fn(shared, task)`` for every task, in order; ``shared`` is scattered to every worker once."""
         with self._session():
-            data = self._client.scatter(shared, broadcast=True, hash=False)
+            # in a list: scatter reads a dict as {key: value} and would scatter its values
+            [data] = self._client.scatter([shared], broadcast=True, hash=False)
             yield from _ordered(
                 self._client.map(
                     _apply_shared, list(tasks), fn=fn, shared=data, pure=False, retries=self.retries

@@ -1,0 +1,130 @@
+"""The chunked build: null groups pooled by hand, packed item lines, shards and chunk sizes.
+
+A cohort of 12 users with null groups of 5 users (patched down from 256) exercises the pooled
+null test on three groups; the artifact must not depend on the chunk size, the executor, or
+whether the cohort is read from shards.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import wearbench
+from wearbench._errors import WearbenchError
+from wearbench.bench import build_benchmark, stable_rng
+from wearbench.bench._assemble import assemble
+from wearbench.bench._generate import UserTask, generate_user, type_instances
+from wearbench.bench._packed import item_line, pack
+from wearbench.bench._pool import build_pool
+from wearbench.bench._stages import NullPart, null_rng, pooled_null
+from wearbench.cohort import Cohort, contexts_from_cohort, save_cohort
+from wearbench.executors import LocalExecutor
+from wearbench.questions import question_type
+
+TYPES = ["trend", "coupling_lag", "conditional_effect", "strongest_pair", "cohort_position"]
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def cohort() -> Cohort:
+    return wearbench.synth(12, 150, seed=5, reference_users=200)
+
+
+@pytest.fixture
+def small_groups(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr("wearbench.bench._build.NULL_GROUP_USERS", 5)
+    return 5
+
+
+def test_pooled_null_by_hand() -> None:
+    a = NullPart(0, {"f": {"null": 0.5, "observed": 0.25, "windows": 8, "passes": 2, "hits": 3, "tested": 5}})
+    b = NullPart(1, {"f": {"null": 0.1, "observed": 0.5, "windows": 4, "passes": 2, "hits": 0, "tested": 9}})
+    got = pooled_null([b, a])["f"]
+    # observed = (2 + 2) / (8 + 4); null = (3 + 0 + 1) / (5 + 9 + 1)
+    assert got["observed"] == pytest.approx(4 / 12)
+    assert got["null"] == pytest.approx(4 / 15)
+    assert got["fdr"] == pytest.approx((4 / 15) / (4 / 12))
+
+
+def test_one_group_is_taken_as_it_is_and_nothing_passing_is_infinite() -> None:
+    only = pooled_null([NullPart(0, {"f": {"null": 0.3, "observed": 0.6}})])["f"]
+    assert only == {"null": 0.3, "observed": 0.6, "fdr": 0.5}
+    zero = pooled_null([NullPart(0, {"g": {"null": 0.1, "observed": 0.0}})])["g"]
+    assert math.isinf(zero["fdr"])
+
+
+def test_groups_without_counts_cannot_be_pooled() -> None:
+    parts = [
+        NullPart(0, {"f": {"null": 0.1, "observed": 0.5}}),
+        NullPart(1, {"f": {"null": 0.1, "observed": 0.5}}),
+    ]
+    with pytest.raises(WearbenchError, match="pattern family f: null results without counts"):
+        pooled_null(parts)
+
+
+def test_group_zero_uses_the_whole_cohort_stream() -> None:
+    assert null_rng(3, "trend", 0).random() == stable_rng(3, "null-test", "trend").random()
+    assert null_rng(3, "trend", 1).random() != stable_rng(3, "null-test", "trend").random()
+
+
+def test_the_build_pools_the_groups_null_counts(cohort: Cohort, small_groups: int, tmp_path: Path) -> None:
+    result = build_benchmark(cohort, tmp_path / "b", types=TYPES, seed=4)
+    contexts = list(contexts_from_cohort(cohort).values())
+    groups = [contexts[i : i + small_groups] for i in range(0, len(contexts), small_groups)]
+    assert [len(g) for g in groups] == [5, 5, 2]
+    counts: dict[str, list[float]] = {}
+    for g, members in enumerate(groups):
+        for name in ("coupling_lag", "conditional_effect", "strongest_pair"):
+            qt = question_type(name)()
+            for fam, v in qt.null_statistics(members, null_rng(4, name, g)).items():
+                c = counts.setdefault(fam, [0, 0, 0, 0])
+                for i, k in enumerate(("windows", "passes", "hits", "tested")):
+                    c[i] += v[k]
+    got = result.stats["null_fdr"]
+    assert set(got) == set(counts)
+    for fam, (windows, passes, hits, tested) in counts.items():
+        assert got[fam]["observed"] == pytest.approx(passes / max(windows, 1)), fam
+        assert got[fam]["null"] == pytest.approx((hits + 1) / (tested + 1)), fam
+
+
+def test_chunks_executors_and_shards_give_the_same_artifact(
+    cohort: Cohort, small_groups: int, tmp_path: Path
+) -> None:
+    build_benchmark(cohort, tmp_path / "one", types=TYPES, seed=4, chunk_users=12)
+    build_benchmark(cohort, tmp_path / "tiny", types=TYPES, seed=4, chunk_users=1, executor=LocalExecutor(2))
+    save_cohort(cohort, tmp_path / "shards", shard_users=3)
+    build_benchmark(tmp_path / "shards", tmp_path / "sharded", types=TYPES, seed=4, chunk_users=2, workers=2)
+    one, tiny, sharded = files(tmp_path / "one"), files(tmp_path / "tiny"), files(tmp_path / "sharded")
+    assert one == tiny
+    assert one.keys() == sharded.keys()
+    differ = {name for name in one if one[name] != sharded[name]}
+    assert differ == {"manifest.json", "datasheet.md"}  # the sharded folder's content hash
+    a = json.loads(one["manifest.json"])
+    b = json.loads(sharded["manifest.json"])
+    assert {k for k in a if a[k] != b[k]} == {"cohort_hash", "files"}
+    assert b["cohort_hash"] == wearbench.cohort.open_cohort(tmp_path / "shards").content_hash
+    assert {k: v for k, v in a["files"].items() if k != "datasheet.md"} == {
+        k: v for k, v in b["files"].items() if k != "datasheet.md"
+    }
+
+
+def test_packed_lines_equal_item_json(cohort: Cohort) -> None:
+    contexts = contexts_from_cohort(cohort)
+    qts = type_instances(None)
+    pool = build_pool(list(contexts.values()), types=qts)
+    tasks = [UserTask(ctx, qts, 7, pool) for ctx in contexts.values()]
+    pending = [p for task in tasks for p in generate_user(task).items]
+    assert len({p.type for p in pending}) >= 10  # 150 days: the long-history types have none
+    for p in pending:
+        packed = pack(p)
+        [full] = assemble([p], 7)
+        [light] = assemble([packed], 7)
+        assert light.graph == {}
+        assert light.evidence == {}
+        assert item_line(light, packed) == full.to_json()
+        assert item_line(full) == full.to_json()
