@@ -59,6 +59,7 @@ def test_profile_layout_same_bytes_serial_processes_and_dask(tmp_path: Path) -> 
 
 
 def test_a_bad_executor_spec_is_a_usage_error(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["cgm", "simulate", "--out", str(tmp_path / "x"), "--executor", "threads:2"])
+    argv = ["cgm", "simulate", "--out", str(tmp_path / "x"), "--executor", "threads:2"]
+    result = CliRunner().invoke(cli, argv)
     assert result.exit_code == 2
     assert "serial, processes:N" in result.output

@@ -20,7 +20,7 @@ import os
 import time
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wearbench._errors import UnknownNameError, WearbenchError
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
 from wearbench.tracks._impute import BASELINE_IMPUTERS, BaselineImputer, Imputer
 from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
@@ -170,11 +171,26 @@ class _Days:
     dates: NDArray[np.datetime64]
 
 
-def _load_days(path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None]) -> _Days:
+def _prepared(task: tuple[Path, str, int | None]) -> PreparedUser:
+    """One user's retained, zero-to-NaN'd days (an executor task: top level, picklable)."""
+    path, uid, max_days = task
+    return prepare_user(read_minute_user(path, uid), max_days=max_days)
+
+
+def _prepared_users(
+    path: Path, user_ids: Sequence[str], max_days: int | None, executor: Executor
+) -> Iterator[PreparedUser]:
+    """:func:`_prepared` of each user, one user per executor task, in ``user_ids`` order."""
+    return executor.map(_prepared, [(path, uid, max_days) for uid in user_ids])
+
+
+def _load_days(
+    path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None], executor: Executor
+) -> _Days:
     """Retained, zero-to-NaN'd days of several users, stacked, with their user ids and dates."""
     parts = []
-    for uid in user_ids:
-        parts.append(prepare_user(read_minute_user(path, uid), max_days=max_days))
+    for user in _prepared_users(path, user_ids, max_days, executor):
+        parts.append(user)
         step()
     if not parts or sum(p.days.shape[0] for p in parts) == 0:
         raise WearbenchError(f"{path}: the training users have no retained day to fit on")
@@ -278,6 +294,7 @@ def run_imputation(
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     learned: LearnedSettings | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, Any]:
     """Run the imputation track on a minute cohort and write a RESULTS folder.
 
@@ -295,6 +312,9 @@ def run_imputation(
         progress: Optional ``(users_done, users_total)`` callback (training users, then test users).
         learned: Epochs, training-day cap and threads of learned models (default
             :class:`LearnedSettings`); each learned model is seeded with ``seed``.
+        executor: Where each user's reading and preprocessing run, one user per task
+            (:mod:`wearbench.executors`; default serial); fitting and scoring stay here.
+            ``results.jsonl`` is the same byte for byte on every executor.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -309,7 +329,8 @@ def run_imputation(
     path, data_hash, ids, train_ids, test_ids = split
     step = split.counter(progress)
     t_start = time.perf_counter()
-    train = _load_days(path, train_ids, max_days_per_user, step)
+    runner = executor if executor is not None else LocalExecutor(1)
+    train = _load_days(path, train_ids, max_days_per_user, step, runner)
     tally = _Tally()
     imputers = _fit(methods, train, tally, seed, learned or LearnedSettings())
     fallback = fallback_values(train.days)
@@ -318,8 +339,7 @@ def run_imputation(
     example: dict[str, Any] = {
         "approach": "temporal_slice" if "temporal_slice" in approaches else approaches[0]
     }
-    for uid in test_ids:
-        user = prepare_user(read_minute_user(path, uid), max_days=max_days_per_user)
+    for uid, user in zip(test_ids, _prepared_users(path, test_ids, max_days_per_user, runner), strict=True):
         test_days[uid] = int(user.days.shape[0])
         if user.days.shape[0]:
             ex = example if "truth" not in example else None
