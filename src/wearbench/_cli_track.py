@@ -257,12 +257,16 @@ def _record(out: Path, store: Path | None) -> None:
 @click.option("--no-report", is_flag=True, help="Do not write ROOT/report.html.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Bootstrap replicates of the report's skill intervals.")  # fmt: skip
-def run_grid_cmd(config: Path, no_report: bool, n_boot: int) -> None:
+@executor_option("the cells' per-user work (one user per task)")
+def run_grid_cmd(config: Path, no_report: bool, n_boot: int, executor: LocalExecutor | DaskExecutor) -> None:
     """Run a track grid (tracks x data x seeds), skipping finished cells; then one report page."""
     from wearbench.report import report_runs
     from wearbench.runner import run_track_grid
 
-    summary = run_track_grid(config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True))
+    with executor:
+        summary = run_track_grid(
+            config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True), executor=executor
+        )
     click.echo(summary.table(), nl=False)
     if not no_report:
         page = report_runs([c.folder for c in summary.cells], summary.config.root / "report.html",
