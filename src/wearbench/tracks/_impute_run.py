@@ -20,7 +20,7 @@ import os
 import time
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -161,6 +161,14 @@ class _Tally:
                 out[m][a] = {"n_masked": n, "n_substituted": k, "rate": k / n if n else 0.0}
         return out
 
+    def add(self, other: _Tally) -> None:
+        """Add ``other``'s cell counts and imputation seconds (one test user's) to these."""
+        for mine, theirs in ((self.masked, other.masked), (self.substituted, other.substituted)):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+        for name, t in other.impute_s.items():
+            self.impute_s[name] = self.impute_s.get(name, 0.0) + t
+
 
 @dataclass(frozen=True, eq=False)
 class _Days:
@@ -177,19 +185,12 @@ def _prepared(task: tuple[Path, str, int | None]) -> PreparedUser:
     return prepare_user(read_minute_user(path, uid), max_days=max_days)
 
 
-def _prepared_users(
-    path: Path, user_ids: Sequence[str], max_days: int | None, executor: Executor
-) -> Iterator[PreparedUser]:
-    """:func:`_prepared` of each user, one user per executor task, in ``user_ids`` order."""
-    return executor.map(_prepared, [(path, uid, max_days) for uid in user_ids])
-
-
 def _load_days(
     path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None], executor: Executor
 ) -> _Days:
     """Retained, zero-to-NaN'd days of several users, stacked, with their user ids and dates."""
     parts = []
-    for user in _prepared_users(path, user_ids, max_days, executor):
+    for user in executor.map(_prepared, [(path, uid, max_days) for uid in user_ids]):
         parts.append(user)
         step()
     if not parts or sum(p.days.shape[0] for p in parts) == 0:
@@ -274,6 +275,42 @@ def _score_user(
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class _Scoring:
+    """What the scoring of every test user shares (reaches each worker once)."""
+
+    path: Path
+    max_days: int | None
+    imputers: dict[str, Imputer]
+    approaches: tuple[str, ...]
+    fallback: NDArray[np.float64]
+    seed: int
+    example_approach: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Scored:
+    """One test user's retained days, error records, tally and example day (``None``: no day)."""
+
+    n_days: int
+    errors: list[ImputationError]
+    tally: _Tally
+    example: dict[str, Any] | None
+
+
+def _score_test_user(shared: _Scoring, uid: str) -> _Scored:
+    """Read, prepare, mask, impute and score one test user (an executor task: top level, picklable)."""
+    user = prepare_user(read_minute_user(shared.path, uid), max_days=shared.max_days)
+    tally = _Tally(impute_s=dict.fromkeys(shared.imputers, 0.0))
+    if not user.days.shape[0]:
+        return _Scored(0, [], tally, None)
+    example: dict[str, Any] = {"approach": shared.example_approach}
+    errors = _score_user(
+        user, shared.imputers, shared.approaches, shared.fallback, shared.seed, tally, example
+    )
+    return _Scored(int(user.days.shape[0]), errors, tally, example)
+
+
 def _results_bytes(errors: list[ImputationError], methods: Sequence[str], approaches: Sequence[str]) -> bytes:
     pos_m = {m: i for i, m in enumerate(methods)}
     pos_a = {a: i for i, a in enumerate(approaches)}
@@ -312,9 +349,11 @@ def run_imputation(
         progress: Optional ``(users_done, users_total)`` callback (training users, then test users).
         learned: Epochs, training-day cap and threads of learned models (default
             :class:`LearnedSettings`); each learned model is seeded with ``seed``.
-        executor: Where each user's reading and preprocessing run, one user per task
-            (:mod:`wearbench.executors`; default serial); fitting and scoring stay here.
-            ``results.jsonl`` is the same byte for byte on every executor.
+        executor: Where the users' work runs, one user per task (:mod:`wearbench.executors`;
+            default serial): reading and preprocessing of the training users, and for each test
+            user also masking, imputing and scoring (the fitted imputers reach each worker once).
+            Fitting stays here. ``results.jsonl`` and ``example.npz`` are the same byte for byte
+            on every executor.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -339,11 +378,15 @@ def run_imputation(
     example: dict[str, Any] = {
         "approach": "temporal_slice" if "temporal_slice" in approaches else approaches[0]
     }
-    for uid, user in zip(test_ids, _prepared_users(path, test_ids, max_days_per_user, runner), strict=True):
-        test_days[uid] = int(user.days.shape[0])
-        if user.days.shape[0]:
-            ex = example if "truth" not in example else None
-            errors.extend(_score_user(user, imputers, approaches, fallback, seed, tally, ex))
+    scoring = _Scoring(
+        path, max_days_per_user, imputers, tuple(approaches), fallback, seed, example["approach"]
+    )
+    for uid, scored in zip(test_ids, runner.map_shared(_score_test_user, scoring, test_ids), strict=True):
+        test_days[uid] = scored.n_days
+        errors.extend(scored.errors)
+        tally.add(scored.tally)
+        if scored.example is not None and "truth" not in example:
+            example.update(scored.example)  # the first test user with retained days
         step()
     blob = _results_bytes(errors, methods, approaches)
     manifest: dict[str, Any] = {
