@@ -20,7 +20,7 @@ import os
 import time
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -300,15 +300,31 @@ class _Scored:
 
 def _score_test_user(shared: _Scoring, uid: str) -> _Scored:
     """Read, prepare, mask, impute and score one test user (an executor task: top level, picklable)."""
-    user = prepare_user(read_minute_user(shared.path, uid), max_days=shared.max_days)
+    return _score_prepared(shared, prepare_user(read_minute_user(shared.path, uid), max_days=shared.max_days))
+
+
+def _score_prepared(shared: _Scoring, user: PreparedUser) -> _Scored:
+    """Mask, impute and score one test user's prepared days."""
     tally = _Tally(impute_s=dict.fromkeys(shared.imputers, 0.0))
     if not user.days.shape[0]:
         return _Scored(0, [], tally, None)
     example: dict[str, Any] = {"approach": shared.example_approach}
-    errors = _score_user(
-        user, shared.imputers, shared.approaches, shared.fallback, shared.seed, tally, example
-    )
+    s = shared
+    errors = _score_user(user, s.imputers, s.approaches, s.fallback, s.seed, tally, example)
     return _Scored(int(user.days.shape[0]), errors, tally, example)
+
+
+def _scored_users(scoring: _Scoring, test_ids: Sequence[str], executor: Executor) -> Iterator[_Scored]:
+    """Each test user's :class:`_Scored`, in ``test_ids`` order.
+
+    Baseline imputers travel to the workers, which do all of a user's work. Learned (torch)
+    models stay here: torch in a forked worker can deadlock, so the workers only read and
+    prepare the users.
+    """
+    if any(isinstance(imp, LearnedImputer) for imp in scoring.imputers.values()):
+        users = executor.map(_prepared, [(scoring.path, uid, scoring.max_days) for uid in test_ids])
+        return (_score_prepared(scoring, user) for user in users)
+    return executor.map_shared(_score_test_user, scoring, test_ids)
 
 
 def _results_bytes(errors: list[ImputationError], methods: Sequence[str], approaches: Sequence[str]) -> bytes:
@@ -351,7 +367,8 @@ def run_imputation(
             :class:`LearnedSettings`); each learned model is seeded with ``seed``.
         executor: Where the users' work runs, one user per task (:mod:`wearbench.executors`;
             default serial): reading and preprocessing of the training users, and for each test
-            user also masking, imputing and scoring (the fitted imputers reach each worker once).
+            user also masking, imputing and scoring (the fitted imputers reach each worker once;
+            with a learned method these three stay here, torch being unsafe in forked workers).
             Fitting stays here. ``results.jsonl`` and ``example.npz`` are the same byte for byte
             on every executor.
 
@@ -381,7 +398,7 @@ def run_imputation(
     scoring = _Scoring(
         path, max_days_per_user, imputers, tuple(approaches), fallback, seed, example["approach"]
     )
-    for uid, scored in zip(test_ids, runner.map_shared(_score_test_user, scoring, test_ids), strict=True):
+    for uid, scored in zip(test_ids, _scored_users(scoring, test_ids, runner), strict=True):
         test_days[uid] = scored.n_days
         errors.extend(scored.errors)
         tally.add(scored.tally)
