@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from wearbench._catalogue import RegistryChoice
-from wearbench._cli_util import _progress_bar, note_line
+from wearbench._cli_util import _progress_bar, executor_option, note_line
 from wearbench._errors import WearbenchError
 
 if TYPE_CHECKING:
     from wearbench.cgm import CGMData
+    from wearbench.executors import DaskExecutor, Executor, LocalExecutor
 
 __all__ = ["cgm_group"]
 
@@ -191,6 +192,7 @@ def _check_sensor(value: str) -> str:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Fixes every output byte.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder to write.")
+@executor_option("the patients' loops (one patient per task)")
 def cgm_simulate(
     profile_name: str,
     patients: str | None,
@@ -203,6 +205,7 @@ def cgm_simulate(
     exercise: str | None,
     seed: int,
     out: Path,
+    executor: LocalExecutor | DaskExecutor,
 ) -> None:
     """Simulate the closed loop (UVA/Padova patients, sensor, pump, controller) into a CGM dataset."""
     import numpy as np
@@ -212,7 +215,8 @@ def cgm_simulate(
     if get_profile(profile_name).layout != "default":
         given = {"patients": patients, "controller": controller, "sensor": sensor, "meals": meals,
                  "faults": faults, "exercise": exercise, "seed": seed}  # fmt: skip
-        _simulate_profile(profile_name, days, out, given)
+        with executor:
+            _simulate_profile(profile_name, days, out, given, executor)
         return
     patients = patients or "adult#001..adult#010"
     controller = controller or "basal-bolus"
@@ -247,7 +251,8 @@ def cgm_simulate(
     if exercise == "random":
         intensity, sessions = exercise_sessions(len(names), days, np.random.default_rng([seed, 7]))
         how["exercise"] = (intensity, sessions)
-    frame = simulate(names, days, **how)
+    with executor:
+        frame = simulate(names, days, **how, executor=executor)
     sample_time = Sensor.named(chosen).sample_time if chosen else 1
     params = {"patients": names, "days": days, "controller": controller, "sensor": sensor,
               "meals": meals, "faults": faults, "exercise": exercise, "seed": seed,
@@ -264,7 +269,9 @@ def cgm_simulate(
     click.echo(f"wrote {out}")
 
 
-def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, Any]) -> None:
+def _simulate_profile(
+    profile_name: str, days: int, out: Path, how: dict[str, Any], executor: Executor
+) -> None:
     """``cgm simulate --profile NAME`` for a profile with its own layout (healthloopqa).
 
     ``how`` holds the other options as given (``None`` where not given).
@@ -297,6 +304,7 @@ def _simulate_profile(profile_name: str, days: int, out: Path, how: dict[str, An
         faults=plan if plan is not None else ("random" if faults == "random" else "none"),
         exercise=how["exercise"] != "none",
         seed=how["seed"],
+        executor=executor,
     )
     params = {**how, "profile": profile.name, "patients": names, "days": days,
               "controller": how["controller"] or profile.controller, "exercise": how["exercise"] or "random",

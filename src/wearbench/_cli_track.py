@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from wearbench._cli_util import _progress_bar
+from wearbench._cli_util import _progress_bar, executor_option
+
+if TYPE_CHECKING:
+    from wearbench.executors import DaskExecutor, LocalExecutor
 
 __all__ = ["track_group"]
 
@@ -54,12 +58,15 @@ def synth_minutes_cmd(n_users: int, n_days: int, seed: int, out: Path, start: st
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="A table, or JSON with per-user counts and totals.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def preprocess_cmd(data: Path, limit_users: int | None, fmt: str, quiet: bool) -> None:
+@executor_option("the users' day counts (one user per task)")
+def preprocess_cmd(
+    data: Path, limit_users: int | None, fmt: str, quiet: bool, executor: LocalExecutor | DaskExecutor
+) -> None:
     """Count each user's days kept and dropped by the wear and low-variance filters."""
     from wearbench.tracks import preprocess_cohort
 
-    with _progress_bar("preprocessing users", not quiet and fmt == "text") as progress:
-        counts = preprocess_cohort(data, limit_users=limit_users, progress=progress)
+    with executor, _progress_bar("preprocessing users", not quiet and fmt == "text") as progress:
+        counts = preprocess_cohort(data, limit_users=limit_users, progress=progress, executor=executor)
     keys = ("n_days", "wear_dropped", "variance_dropped", "retained")
     totals = {k: sum(int(getattr(c, k)) for c in counts) for k in keys}
     if fmt == "json":
@@ -102,6 +109,7 @@ def preprocess_cmd(data: Path, limit_users: int | None, fmt: str, quiet: bool) -
 @click.option("--store", "store", type=click.Path(path_type=Path), default=None,
               help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@executor_option("the users' reading and preprocessing (one user per task)")
 def impute_cmd(
     data: Path,
     methods: str,
@@ -116,6 +124,7 @@ def impute_cmd(
     threads: int | None,
     store: Path | None,
     quiet: bool,
+    executor: LocalExecutor | DaskExecutor,
 ) -> None:
     """Run the imputation track on a minute cohort: split, masks, methods, per-participant errors.
 
@@ -124,11 +133,12 @@ def impute_cmd(
     from wearbench.tracks import MASKING_APPROACHES, LearnedSettings, run_imputation
 
     chosen = _names(approaches) if approaches else list(MASKING_APPROACHES)
-    with _progress_bar("imputing users", not quiet) as progress:
+    with executor, _progress_bar("imputing users", not quiet) as progress:
         manifest = run_imputation(
             data, _names(methods), out, seed, test_share=test_share, approaches=chosen,
             max_days_per_user=max_days, limit_users=limit_users, progress=progress,
             learned=LearnedSettings(epochs=epochs, max_train_days=max_train_days, n_threads=threads),
+            executor=executor,
         )  # fmt: skip
     split = manifest["split"]
     click.echo(
@@ -171,6 +181,7 @@ def score_track_cmd(results: Path, baseline: str | None, fmt: str, seed: int, n_
 @click.option("--store", "store", type=click.Path(path_type=Path), default=None,
               help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@executor_option("the users' reading, preprocessing and window draws (one user per task)")
 def forecast_cmd(
     data: Path,
     methods: str,
@@ -181,14 +192,15 @@ def forecast_cmd(
     test_share: float,
     store: Path | None,
     quiet: bool,
+    executor: LocalExecutor | DaskExecutor,
 ) -> None:
     """Run the forecasting track on a minute cohort: split, origins, methods, per-participant errors."""
     from wearbench.tracks import run_forecast
 
-    with _progress_bar("forecasting users", not quiet) as progress:
+    with executor, _progress_bar("forecasting users", not quiet) as progress:
         manifest = run_forecast(
             data, _names(methods), out, seed, int(horizon), test_share=test_share,
-            limit_users=limit_users, progress=progress,
+            limit_users=limit_users, progress=progress, executor=executor,
         )  # fmt: skip
     split = manifest["split"]
     click.echo(
@@ -211,17 +223,18 @@ def forecast_cmd(
 @click.option("--store", "store", type=click.Path(path_type=Path), default=None,
               help="Record the results in RUNDIR/runs.sqlite (default: OUT/runs.sqlite).")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@executor_option("the users' reading, preprocessing and features (one user per task)")
 def predict_cmd(
     data: Path, methods: str, out: Path, tasks: str | None, seed: int, limit_users: int | None,
-    test_share: float, store: Path | None, quiet: bool,
+    test_share: float, store: Path | None, quiet: bool, executor: LocalExecutor | DaskExecutor,
 ) -> None:  # fmt: skip
     """Run the outcome-prediction track: labels, split, windows, methods, per-user predictions."""
     from wearbench.tracks import run_predict
 
-    with _progress_bar("reading users", not quiet) as progress:
+    with executor, _progress_bar("reading users", not quiet) as progress:
         manifest = run_predict(
             data, _names(methods), out, seed, _names(tasks) if tasks else None, test_share=test_share,
-            limit_users=limit_users, progress=progress,
+            limit_users=limit_users, progress=progress, executor=executor,
         )  # fmt: skip
     split = manifest["split"]
     click.echo(
@@ -244,12 +257,16 @@ def _record(out: Path, store: Path | None) -> None:
 @click.option("--no-report", is_flag=True, help="Do not write ROOT/report.html.")
 @click.option("--n-boot", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Bootstrap replicates of the report's skill intervals.")  # fmt: skip
-def run_grid_cmd(config: Path, no_report: bool, n_boot: int) -> None:
+@executor_option("the cells' per-user work (one user per task)")
+def run_grid_cmd(config: Path, no_report: bool, n_boot: int, executor: LocalExecutor | DaskExecutor) -> None:
     """Run a track grid (tracks x data x seeds), skipping finished cells; then one report page."""
     from wearbench.report import report_runs
     from wearbench.runner import run_track_grid
 
-    summary = run_track_grid(config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True))
+    with executor:
+        summary = run_track_grid(
+            config, progress=lambda c: click.echo(f"{c.status}: {c.folder}", err=True), executor=executor
+        )
     click.echo(summary.table(), nl=False)
     if not no_report:
         page = report_runs([c.folder for c in summary.cells], summary.config.root / "report.html",

@@ -17,6 +17,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TextIO
 
+import click
+
+from wearbench._errors import WearbenchError
+from wearbench.executors import EXECUTOR_SPECS, DaskExecutor, LocalExecutor, executor_from_spec
+
 #: Seconds after which a line is printed even without a further tenth of progress.
 _HEARTBEAT_S = 30.0
 
@@ -131,3 +136,26 @@ def _progress_bar(
             bar.update(task, completed=done, total=total, description=text)
 
         yield update
+
+
+def _parse_executor(_ctx: click.Context, _param: click.Parameter, value: str) -> LocalExecutor | DaskExecutor:
+    """``--executor``: the executor SPEC names (a bad spec is a usage error naming the forms)."""
+    try:
+        return executor_from_spec(value)
+    except WearbenchError as err:
+        raise click.BadParameter(str(err)) from err
+
+
+def executor_option(work: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The ``--executor SPEC`` option (default ``serial``); the command receives the executor.
+
+    Args:
+        work: What runs on it, for the help text (``"the patients' loops"``).
+    """
+    return click.option(
+        "--executor",
+        default="serial",
+        show_default=True,
+        callback=_parse_executor,
+        help=f"Where {work} run: {EXECUTOR_SPECS} (docs/scale-out.md); the output is the same byte for byte.",
+    )

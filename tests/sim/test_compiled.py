@@ -28,7 +28,7 @@ from wearbench.sim import (
     simulate,
     step_minute,
 )
-from wearbench.sim import _simulate as simulate_module
+from wearbench.sim import _apart as simulate_module  # the module that calls run_fast
 from wearbench.sim._counterfactual import ExtraInsulin
 from wearbench.sim._fast import (
     FAST_ROWS,

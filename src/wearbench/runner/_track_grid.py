@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench.executors import Executor
 from wearbench.minutes import read_minute_manifest
 from wearbench.runner._store import RunStore
 from wearbench.tracks import RUN_MANIFEST, run_forecast, run_imputation, run_predict
@@ -257,25 +258,30 @@ def is_finished(folder: Path, settings_hash: str) -> bool:
     return isinstance(marker, dict) and marker.get("sha256") == settings_hash
 
 
-def _run_cell(spec: TrackSpec, data: Path, seed: int, folder: Path) -> dict[str, Any]:
+def _run_cell(
+    spec: TrackSpec, data: Path, seed: int, folder: Path, executor: Executor | None
+) -> dict[str, Any]:
     o = spec.options
     if spec.track == "impute":
-        return run_imputation(data, spec.methods, folder, seed, **o)
+        return run_imputation(data, spec.methods, folder, seed, **o, executor=executor)
     if spec.track == "forecast":
-        return run_forecast(data, spec.methods, folder, seed, **o)
-    return run_predict(data, spec.methods, folder, seed, spec.tasks, **o)
+        return run_forecast(data, spec.methods, folder, seed, **o, executor=executor)
+    return run_predict(data, spec.methods, folder, seed, spec.tasks, **o, executor=executor)
 
 
 def run_track_grid(
     config: GridConfig | str | os.PathLike[str],
     *,
     progress: Callable[[GridCell], None] | None = None,
+    executor: Executor | None = None,
 ) -> GridSummary:
     """Run every cell of a track grid that is not finished yet; record each in ``ROOT/runs.sqlite``.
 
     Args:
         config: A :class:`GridConfig`, or the path of its YAML file.
         progress: Called with each cell once it is done (ran or skipped).
+        executor: Where each cell's per-user work runs (:mod:`wearbench.executors`; default
+            serial); a cell's results, and whether it counts as finished, do not depend on it.
 
     Returns:
         The :class:`GridSummary` (cells in order: tracks, then data folders, then seeds).
@@ -289,14 +295,16 @@ def run_track_grid(
         for spec in cfg.tracks:
             for data in cfg.data:
                 for seed in cfg.seeds:
-                    cell = _cell(spec, data, seed, cfg.root, store)
+                    cell = _cell(spec, data, seed, cfg.root, store, executor)
                     summary.cells.append(cell)
                     if progress is not None:
                         progress(cell)
     return summary
 
 
-def _cell(spec: TrackSpec, data: Path, seed: int, root: Path, store: RunStore) -> GridCell:
+def _cell(
+    spec: TrackSpec, data: Path, seed: int, root: Path, store: RunStore, executor: Executor | None
+) -> GridCell:
     folder = root / spec.track / data.name / f"seed-{seed}"
     settings = cell_settings(spec, data, seed)
     digest = _hash(settings)
@@ -305,7 +313,7 @@ def _cell(spec: TrackSpec, data: Path, seed: int, root: Path, store: RunStore) -
         status = "ran"
         (folder / CELL_FILE).unlink(missing_ok=True)
         try:
-            _run_cell(spec, data, seed, folder)
+            _run_cell(spec, data, seed, folder, executor)
         except WearbenchError as e:
             raise WearbenchError(f"grid cell {folder}: {e}") from e
         text = json.dumps({"settings": settings, "sha256": digest}, sort_keys=True, indent=2) + "\n"

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import UnknownNameError, WearbenchError
+from wearbench.executors import Executor
 from wearbench.sim._run import SimulationRun
 from wearbench.sim._simulate import run_simulation
 from wearbench.sim.controller import Controller
@@ -242,6 +243,7 @@ def simulate_profile(
     seed: int = 0,
     engine: str = "auto",
     checkpoint_every: int | None = None,
+    executor: Executor | None = None,
 ) -> ProfileRun:
     """Simulate with a profile's grid, cohort, scenario and fault sizes (``layout != "default"``).
 
@@ -266,6 +268,8 @@ def simulate_profile(
         checkpoint_every: ``None``: no checkpoints, ``ProfileRun.run`` is ``None``. Else keep the
             loop's state every this many minutes and return the
             :class:`~wearbench.sim.SimulationRun` in ``ProfileRun.run`` (the frame is the same).
+        executor: Where the patients' loops run (:func:`~wearbench.sim.simulate`'s ``executor``;
+            only with ``checkpoint_every=None``).
 
     Returns:
         The run.
@@ -287,7 +291,7 @@ def simulate_profile(
     run = run_simulation(
         names, days, controller=controller or profile.controller, sensor=the_sensor, meals=carbs,
         seed=seed, faults=plan, exercise=(draw.intensity, draw.sessions) if exercise else None,
-        engine=engine, checkpoint_every=checkpoint_every, rescue=profile.rescue,
+        engine=engine, checkpoint_every=checkpoint_every, rescue=profile.rescue, executor=executor,
     )  # fmt: skip
     kept = run if checkpoint_every is not None else None
     return ProfileRun(profile, names, days, run.frame(), plan, table, sessions, profile.sample_time, kept)

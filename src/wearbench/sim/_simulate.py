@@ -8,22 +8,13 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
-from wearbench._registry import registry
-from wearbench.sim._fast import fast_loop_supports, run_fast
-from wearbench.sim._loop import (
-    CGMStage,
-    MealStage,
-    PlainMeals,
-    PlainPump,
-    PlainSensor,
-    PumpStage,
-    run_loop,
-)
+from wearbench.executors import Executor
+from wearbench.sim._apart import PatientInputs, loop_streams, make_controller, simulate_apart
+from wearbench.sim._loop import LoopState
 from wearbench.sim._run import SimulationRun
-from wearbench.sim._simglucose_mode import env_controller
 from wearbench.sim.controller import Controller
-from wearbench.sim.faults import FaultPlan, faulty_stages
-from wearbench.sim.patient import initial_state, load_params
+from wearbench.sim.faults import FaultPlan
+from wearbench.sim.patient import load_params
 from wearbench.sim.patient._compiled import resolve_engine
 from wearbench.sim.patient._params import FloatArray
 from wearbench.sim.pump import Pump
@@ -48,6 +39,7 @@ def simulate(
     loop: Literal["default", "simglucose"] = "default",
     engine: str = "auto",
     rescue: RescueCarbs | None = None,
+    executor: Executor | None = None,
 ) -> pd.DataFrame:
     """Simulate T1D patients minute by minute, all patients vectorised together.
 
@@ -83,6 +75,9 @@ def simulate(
         rescue: Hypoglycaemia self-treatment (e.g. ``RescueCarbs()``: 15 g when the CGM shows
             55 mg/dL or less or plasma glucose is below 54, at most every 15 min), eaten but not
             announced; ``None`` (default): none. See ``docs/cgm-healthloopqa.md``.
+        executor: Where the patients' loops run (:mod:`wearbench.executors`): ``None`` (default)
+            runs them together in this process; an executor runs one patient per task. Every
+            random input is drawn here first, so the frame is the same bit for bit either way.
 
     Returns:
         One row per patient and minute: ``patient``, ``minute``, ``true_bg`` (plasma glucose,
@@ -105,7 +100,7 @@ def simulate(
     return run_simulation(
         patients, days, controller=controller, sensor=sensor, pump=pump, meals=meals, seed=seed,
         substeps=substeps, faults=faults, exercise=exercise, loop=loop, engine=engine,
-        checkpoint_every=None, rescue=rescue,
+        checkpoint_every=None, rescue=rescue, executor=executor,
     ).frame()  # fmt: skip
 
 
@@ -125,6 +120,7 @@ def run_simulation(
     engine: str = "auto",
     checkpoint_every: int | None = 60,
     rescue: RescueCarbs | None = None,
+    executor: Executor | None = None,
 ) -> SimulationRun:
     """Simulate like :func:`simulate`, keeping what a re-run from any minute needs.
 
@@ -147,6 +143,8 @@ def run_simulation(
             share arrays with the run and cost little; a fault-free basal-bolus or PID run on the
             numba engine takes the compiled whole-run loop with or without them.
         rescue: As :func:`simulate` (a run with it always takes ``run_loop``).
+        executor: As :func:`simulate`; needs ``checkpoint_every=None`` (patients run apart keep
+            no checkpoints).
 
     Returns:
         The run (:class:`~wearbench.sim._run.SimulationRun`); ``run.frame()`` is what
@@ -165,52 +163,42 @@ def run_simulation(
         if carbs_all.shape != (n, minutes):
             raise WearbenchError(f"meals must have shape {(n, minutes)}, got {carbs_all.shape}")
         check_carbs(carbs_all)
-    ctrl: object = registry.get("controller", controller).obj() if isinstance(controller, str) else controller
-    if not isinstance(ctrl, Controller):
-        raise WearbenchError(f"controller {controller!r} is not a Controller")
     cgm_sensor = Sensor.named(sensor) if isinstance(sensor, str) else sensor
     env_step = cgm_sensor.sample_time if cgm_sensor is not None else 1
-    if loop == "simglucose":
-        ctrl = env_controller(ctrl, env_step)
-    elif loop != "default":
+    if loop not in ("default", "simglucose"):
         raise WearbenchError(f"loop must be 'default' or 'simglucose', got {loop!r}")
-    ctrl.reset(params)
+    ctrl = make_controller(controller, loop, env_step)  # fails early on a bad controller, on every executor
     noise = cgm_sensor.noise(n, minutes, rng) if cgm_sensor is not None else None
-    the_pump = Pump.named(pump) if pump is not None else None
     ex = None
     if exercise is not None:
         ex = np.asarray(exercise[0], dtype=np.float64)
         if ex.shape != (n, minutes) or not np.all((ex >= 0) & (ex <= 1)):
             raise WearbenchError(f"exercise intensity must have shape {(n, minutes)} and lie in [0, 1]")
-
-    state = initial_state(params)
-    plain_sensor, plain_pump = PlainSensor(cgm_sensor, noise), PlainPump(the_pump, n)
-    stages: tuple[CGMStage, MealStage, PumpStage] = (plain_sensor, PlainMeals(), plain_pump)
-    if faults is not None:
-        stages = faulty_stages(
-            faults, plain_sensor, plain_pump, params.basal_rate, minutes, state.gsub(params)
-        )
     if checkpoint_every is not None and checkpoint_every < 1:
         raise WearbenchError(f"checkpoint_every must be at least 1 minute, got {checkpoint_every}")
-    marks = range(0, minutes, checkpoint_every) if checkpoint_every is not None else ()
-    engine = resolve_engine(engine)
-    if faults is None and rescue is None and loop == "default" and fast_loop_supports(ctrl, engine):
-        # the compiled loop: its streams and checkpoints equal run_loop's bit for bit
-        looped = run_fast(
-            params, carbs_all, ctrl, cgm_sensor, noise, the_pump, substeps, ex, checkpoints=marks
-        )
+    inputs = PatientInputs(
+        patients=tuple(patients), eaten=carbs_all, noise=noise, exercise=ex, faults=faults,
+        controller=controller, sensor=cgm_sensor, pump=pump, substeps=substeps, loop=loop,
+        engine=engine, rescue=rescue,
+    )  # fmt: skip
+    if executor is not None:
+        if faults is not None:
+            faults.check(n, minutes)  # a task sees its own patient's faults only
+        if checkpoint_every is not None:
+            raise WearbenchError(
+                "an executor runs the patients apart and keeps no checkpoints: give checkpoint_every=None"
+            )
+        rec: dict[str, FloatArray] = simulate_apart(inputs, executor)
+        checkpoints: dict[int, LoopState] = {}
     else:
-        treat = rescue.stage(n) if rescue is not None else None
-        looped = run_loop(
-            params, state, carbs_all, ctrl, stages, substeps, ex, checkpoints=marks, engine=engine,
-            rescue=treat,
-        )  # fmt: skip
-    rec, checkpoints = dict(looped), looped.checkpoints
+        marks = range(0, minutes, checkpoint_every) if checkpoint_every is not None else ()
+        rec, checkpoints = loop_streams(inputs, params, ctrl, marks)
     return SimulationRun(
         patients=tuple(patients), params=params, days=days,
         seed=None if isinstance(seed, np.random.Generator) else int(seed),
         controller=controller if isinstance(controller, str) else type(controller).__name__,
         eaten=carbs_all, exercise=ex, sessions=None if exercise is None else exercise[1],
-        sensor=cgm_sensor, noise=noise, pump=the_pump, faults=faults, substeps=substeps,
+        sensor=cgm_sensor, noise=noise, pump=None if pump is None else Pump.named(pump), faults=faults,
+        substeps=substeps,
         streams=rec, checkpoints=checkpoints, loop=loop, env_step=env_step, engine=engine, rescue=rescue,
     )  # fmt: skip

@@ -26,6 +26,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench._jsonfile import read_json_object
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.minutes import read_minute_user
 from wearbench.tracks._forecast_data import (
     HISTORY_HOURS,
@@ -60,6 +61,14 @@ class _Tally:
     origins: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
+def _user_windows(task: tuple[Path, str, int, int, int, int]) -> tuple[ForecastWindows, int]:
+    """One user's forecast windows and valid origins (an executor task: top level, picklable)."""
+    path, uid, seed, horizon, history, cap = task
+    return user_forecast_windows(
+        prepare_user(read_minute_user(path, uid)), seed, horizon, history=history, cap=cap
+    )
+
+
 def _windows_of(
     path: Path,
     ids: Sequence[str],
@@ -69,12 +78,12 @@ def _windows_of(
     cap: int,
     tally: _Tally,
     step: Callable[[], None],
+    executor: Executor,
 ) -> list[ForecastWindows]:
+    """The users' windows, one user per executor task, in ``ids`` order."""
     out = []
-    for uid in ids:
-        w, n_valid = user_forecast_windows(
-            prepare_user(read_minute_user(path, uid)), seed, horizon, history=history, cap=cap
-        )
+    tasks = [(path, uid, seed, horizon, history, cap) for uid in ids]
+    for uid, (w, n_valid) in zip(ids, executor.map(_user_windows, tasks), strict=True):
         tally.origins[uid] = {"valid": n_valid, "drawn": len(w)}
         out.append(w)
         step()
@@ -133,6 +142,7 @@ def run_forecast(
     max_origins: int = MAX_ORIGINS,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, Any]:
     """Run the forecasting track on a minute cohort and write a RESULTS folder.
 
@@ -147,6 +157,9 @@ def run_forecast(
         max_origins: Most origins per user (the seed: 100).
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback.
+        executor: Where each user's reading, preprocessing and window draws run, one user per
+            task (:mod:`wearbench.executors`; default serial). ``results.jsonl`` is the same
+            byte for byte on every executor.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -163,13 +176,18 @@ def run_forecast(
     step = split.counter(progress)
     t_start = time.perf_counter()
     tally = _Tally()
+    runner = executor if executor is not None else LocalExecutor(1)
     train = concat_forecast_windows(
-        _windows_of(path, train_ids, seed, horizon, history, max_origins, tally, step), horizon, history
+        _windows_of(path, train_ids, seed, horizon, history, max_origins, tally, step, runner),
+        horizon,
+        history,
     )
     models, reference = _fit(methods, train, tally)
     # all test users' windows in one predict call per method (statsforecast batches every series)
     test = concat_forecast_windows(
-        _windows_of(path, test_ids, seed, horizon, history, max_origins, tally, step), horizon, history
+        _windows_of(path, test_ids, seed, horizon, history, max_origins, tally, step, runner),
+        horizon,
+        history,
     )
     n_test_windows = len(test)
     errors = _score_user(test, models, reference, horizon, tally) if n_test_windows else []

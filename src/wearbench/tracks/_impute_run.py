@@ -20,7 +20,7 @@ import os
 import time
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wearbench._errors import UnknownNameError, WearbenchError
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.minutes import minute_user_ids, read_minute_manifest, read_minute_user
 from wearbench.tracks._impute import BASELINE_IMPUTERS, BaselineImputer, Imputer
 from wearbench.tracks._impute_score import ImputationError, fallback_values, score_imputation
@@ -160,6 +161,14 @@ class _Tally:
                 out[m][a] = {"n_masked": n, "n_substituted": k, "rate": k / n if n else 0.0}
         return out
 
+    def add(self, other: _Tally) -> None:
+        """Add ``other``'s cell counts and imputation seconds (one test user's) to these."""
+        for mine, theirs in ((self.masked, other.masked), (self.substituted, other.substituted)):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+        for name, t in other.impute_s.items():
+            self.impute_s[name] = self.impute_s.get(name, 0.0) + t
+
 
 @dataclass(frozen=True, eq=False)
 class _Days:
@@ -170,11 +179,19 @@ class _Days:
     dates: NDArray[np.datetime64]
 
 
-def _load_days(path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None]) -> _Days:
+def _prepared(task: tuple[Path, str, int | None]) -> PreparedUser:
+    """One user's retained, zero-to-NaN'd days (an executor task: top level, picklable)."""
+    path, uid, max_days = task
+    return prepare_user(read_minute_user(path, uid), max_days=max_days)
+
+
+def _load_days(
+    path: Path, user_ids: Sequence[str], max_days: int | None, step: Callable[[], None], executor: Executor
+) -> _Days:
     """Retained, zero-to-NaN'd days of several users, stacked, with their user ids and dates."""
     parts = []
-    for uid in user_ids:
-        parts.append(prepare_user(read_minute_user(path, uid), max_days=max_days))
+    for user in executor.map(_prepared, [(path, uid, max_days) for uid in user_ids]):
+        parts.append(user)
         step()
     if not parts or sum(p.days.shape[0] for p in parts) == 0:
         raise WearbenchError(f"{path}: the training users have no retained day to fit on")
@@ -258,6 +275,58 @@ def _score_user(
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class _Scoring:
+    """What the scoring of every test user shares (reaches each worker once)."""
+
+    path: Path
+    max_days: int | None
+    imputers: dict[str, Imputer]
+    approaches: tuple[str, ...]
+    fallback: NDArray[np.float64]
+    seed: int
+    example_approach: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Scored:
+    """One test user's retained days, error records, tally and example day (``None``: no day)."""
+
+    n_days: int
+    errors: list[ImputationError]
+    tally: _Tally
+    example: dict[str, Any] | None
+
+
+def _score_test_user(shared: _Scoring, uid: str) -> _Scored:
+    """Read, prepare, mask, impute and score one test user (an executor task: top level, picklable)."""
+    return _score_prepared(shared, prepare_user(read_minute_user(shared.path, uid), max_days=shared.max_days))
+
+
+def _score_prepared(shared: _Scoring, user: PreparedUser) -> _Scored:
+    """Mask, impute and score one test user's prepared days."""
+    tally = _Tally(impute_s=dict.fromkeys(shared.imputers, 0.0))
+    if not user.days.shape[0]:
+        return _Scored(0, [], tally, None)
+    example: dict[str, Any] = {"approach": shared.example_approach}
+    s = shared
+    errors = _score_user(user, s.imputers, s.approaches, s.fallback, s.seed, tally, example)
+    return _Scored(int(user.days.shape[0]), errors, tally, example)
+
+
+def _scored_users(scoring: _Scoring, test_ids: Sequence[str], executor: Executor) -> Iterator[_Scored]:
+    """Each test user's :class:`_Scored`, in ``test_ids`` order.
+
+    Baseline imputers travel to the workers, which do all of a user's work. Learned (torch)
+    models stay here: torch in a forked worker can deadlock, so the workers only read and
+    prepare the users.
+    """
+    if any(isinstance(imp, LearnedImputer) for imp in scoring.imputers.values()):
+        users = executor.map(_prepared, [(scoring.path, uid, scoring.max_days) for uid in test_ids])
+        return (_score_prepared(scoring, user) for user in users)
+    return executor.map_shared(_score_test_user, scoring, test_ids)
+
+
 def _results_bytes(errors: list[ImputationError], methods: Sequence[str], approaches: Sequence[str]) -> bytes:
     pos_m = {m: i for i, m in enumerate(methods)}
     pos_a = {a: i for i, a in enumerate(approaches)}
@@ -278,6 +347,7 @@ def run_imputation(
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     learned: LearnedSettings | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, Any]:
     """Run the imputation track on a minute cohort and write a RESULTS folder.
 
@@ -295,6 +365,12 @@ def run_imputation(
         progress: Optional ``(users_done, users_total)`` callback (training users, then test users).
         learned: Epochs, training-day cap and threads of learned models (default
             :class:`LearnedSettings`); each learned model is seeded with ``seed``.
+        executor: Where the users' work runs, one user per task (:mod:`wearbench.executors`;
+            default serial): reading and preprocessing of the training users, and for each test
+            user also masking, imputing and scoring (the fitted imputers reach each worker once;
+            with a learned method these three stay here, torch being unsafe in forked workers).
+            Fitting stays here. ``results.jsonl`` and ``example.npz`` are the same byte for byte
+            on every executor.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -309,7 +385,8 @@ def run_imputation(
     path, data_hash, ids, train_ids, test_ids = split
     step = split.counter(progress)
     t_start = time.perf_counter()
-    train = _load_days(path, train_ids, max_days_per_user, step)
+    runner = executor if executor is not None else LocalExecutor(1)
+    train = _load_days(path, train_ids, max_days_per_user, step, runner)
     tally = _Tally()
     imputers = _fit(methods, train, tally, seed, learned or LearnedSettings())
     fallback = fallback_values(train.days)
@@ -318,12 +395,15 @@ def run_imputation(
     example: dict[str, Any] = {
         "approach": "temporal_slice" if "temporal_slice" in approaches else approaches[0]
     }
-    for uid in test_ids:
-        user = prepare_user(read_minute_user(path, uid), max_days=max_days_per_user)
-        test_days[uid] = int(user.days.shape[0])
-        if user.days.shape[0]:
-            ex = example if "truth" not in example else None
-            errors.extend(_score_user(user, imputers, approaches, fallback, seed, tally, ex))
+    scoring = _Scoring(
+        path, max_days_per_user, imputers, tuple(approaches), fallback, seed, example["approach"]
+    )
+    for uid, scored in zip(test_ids, _scored_users(scoring, test_ids, runner), strict=True):
+        test_days[uid] = scored.n_days
+        errors.extend(scored.errors)
+        tally.add(scored.tally)
+        if scored.example is not None and "truth" not in example:
+            example.update(scored.example)  # the first test user with retained days
         step()
     blob = _results_bytes(errors, methods, approaches)
     manifest: dict[str, Any] = {

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from wearbench._errors import WearbenchError
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.minutes import read_minute_user
 from wearbench.tracks._impute_run import CohortSplit, resolve_names
 from wearbench.tracks._outcome_metrics import task_metric
@@ -126,6 +127,16 @@ def _user_features(
     return out
 
 
+_FeaturesTask = tuple[Path, str, Mapping[str, tuple[float, Any]], Mapping[str, OutcomeTask], Sequence[str]]
+
+
+def _features_task(task: _FeaturesTask) -> tuple[dict[str, dict[str, FloatArray]], dict[str, float]]:
+    """One user's features and seconds per stage (an executor task: top level, picklable)."""
+    path, uid, labels, tasks, models = task
+    seconds: dict[str, float] = {}
+    return _user_features(path, uid, labels, tasks, models, seconds), seconds
+
+
 def _label_index(
     labels: pd.DataFrame, tasks: Mapping[str, OutcomeTask]
 ) -> dict[str, dict[str, tuple[float, Any]]]:
@@ -170,6 +181,7 @@ def run_predict(
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     n_jobs: int = 1,
+    executor: Executor | None = None,
 ) -> dict[str, Any]:
     """Run the outcome-prediction track on a minute cohort and write a RESULTS folder.
 
@@ -185,6 +197,9 @@ def run_predict(
         limit_users: Only the first ``limit_users`` users of the folder.
         progress: Optional ``(users_done, users_total)`` callback.
         n_jobs: Threads of models that take them (XGBoost); the output does not depend on it.
+        executor: Where each labelled user's reading, preprocessing and feature extraction run,
+            one user per task (:mod:`wearbench.executors`; default serial); fitting stays here.
+            ``predictions.jsonl`` is the same byte for byte on every executor.
 
     Returns:
         The manifest written to ``out/manifest.json``.
@@ -205,17 +220,23 @@ def run_predict(
     index = _label_index(labels, defs)
     models = list(dict.fromkeys([OUTCOME_REFERENCE, *methods]))
     t_start = time.perf_counter()
+    runner = executor if executor is not None else LocalExecutor(1)
     feature_seconds: dict[str, float] = {}
     rows: dict[str, dict[str, list[tuple[str, float, dict[str, FloatArray]]]]] = {
         t: {"train": [], "test": []} for t in defs
     }
-    for i, uid in enumerate(ids):
-        user_labels = index.get(uid, {})
-        if user_labels:
-            for name, feats in _user_features(path, uid, user_labels, defs, models, feature_seconds).items():
-                rows[name][side[uid]].append((uid, user_labels[name][0], feats))
+    labelled = [uid for uid in ids if index.get(uid)]
+    jobs = [(path, uid, index[uid], defs, models) for uid in labelled]
+    position = {uid: i for i, uid in enumerate(ids)}
+    for uid, (features, seconds) in zip(labelled, runner.map(_features_task, jobs), strict=True):
+        for name, feats in features.items():
+            rows[name][side[uid]].append((uid, index[uid][name][0], feats))
+        for stage, s in seconds.items():
+            feature_seconds[stage] = feature_seconds.get(stage, 0.0) + s
         if progress is not None:
-            progress(i + 1, len(ids))
+            progress(position[uid] + 1, len(ids))
+    if progress is not None and ids:
+        progress(len(ids), len(ids))
     t_features = time.perf_counter() - t_start
     records, summary = _predict_all(defs, methods, rows, seed, n_jobs)
     blob = _predictions_bytes(records, methods)

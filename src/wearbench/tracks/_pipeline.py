@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import numpy.typing as npt
 
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.minutes import (
     DAYS_PER_ROW_GROUP,
     MinuteUser,
@@ -203,11 +204,17 @@ def prepare_user(
     return PreparedUser(user.user_id, user.dates[kept], zero_to_nan(user.values[kept]), counts)
 
 
+def _day_counts(task: tuple[str | os.PathLike[str], str]) -> DayCounts:
+    """:func:`user_day_counts` of one user (an executor task: top level, picklable)."""
+    return user_day_counts(*task)
+
+
 def preprocess_cohort(
     path: str | os.PathLike[str],
     *,
     limit_users: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[DayCounts]:
     """Per-user day counts of the preprocessing over a minute-cohort folder, a row group at a time.
 
@@ -215,6 +222,8 @@ def preprocess_cohort(
         path: Minute-cohort folder (``wearbench track synth-minutes`` or a loader's output).
         limit_users: Only the first ``limit_users`` users (in the folder's order); None = all.
         progress: Optional ``(users_done, users_total)`` callback.
+        executor: Where each user's counts run, one user per task (:mod:`wearbench.executors`;
+            default serial); the counts come back in the folder's order on every executor.
 
     Returns:
         One :class:`DayCounts` per user, in the folder's order.
@@ -222,9 +231,10 @@ def preprocess_cohort(
     total = len(minute_user_ids(path))
     if limit_users is not None:
         total = min(total, limit_users)
+    runner = executor if executor is not None else LocalExecutor(1)
     out: list[DayCounts] = []
-    for user_id in minute_user_ids(path)[:total]:
-        out.append(user_day_counts(path, user_id))
+    for counts in runner.map(_day_counts, [(path, uid) for uid in minute_user_ids(path)[:total]]):
+        out.append(counts)
         if progress is not None:
             progress(len(out), total)
     return out
