@@ -34,6 +34,7 @@ from wearbench.bench._stages import (
     Users,
     chunks,
     generate,
+    null_types,
     pooled_null,
     read_users,
     scan,
@@ -156,7 +157,7 @@ def _run(
     shared = Shared(types, seed, plan.resolver, source=plan.source)
     pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
     out = _Generated([], Counter(), {}, {})
-    tasks: list[Users | NullTask] = [NullTask(g) for g in plan.groups]
+    tasks: list[Users | NullTask] = [NullTask(g, t) for g in plan.groups for t in null_types(types)]
     tasks += plan.chunks
     nulls: list[NullPart] = []
     total, done = sum(len(c.user_ids) for c in plan.chunks), 0

@@ -70,9 +70,10 @@ class Shared:
 
 @dataclass(frozen=True)
 class NullTask:
-    """The null test of one group of users (stage 2)."""
+    """The null test of one question type on one group of users (stage 2)."""
 
     users: Users
+    type_index: int
 
 
 @dataclass
@@ -152,15 +153,24 @@ def scan(shared: Shared, users: Users) -> PoolPart:
         return pool_part(contexts_of(shared, users), types=shared.types)
 
 
-def null_part(shared: Shared, users: Users) -> NullPart:
-    """The null results of every population type on one group of users."""
-    contexts = contexts_of(shared, users)
-    part = NullPart(users.index)
-    for qt in shared.types:  # a population-grounded type without null statistics raises here
-        rng = null_rng(shared.seed, qt.name, users.index)
-        for family, v in qt.null_statistics(contexts, rng).items():
-            part.families[family] = {k: float(x) for k, x in v.items()}
+def null_part(shared: Shared, task: NullTask) -> NullPart:
+    """The null results of one question type on one group of users."""
+    contexts = contexts_of(shared, task.users)
+    part = NullPart(task.users.index)
+    qt = shared.types[task.type_index]  # a population-grounded type without null statistics raises
+    for family, v in qt.null_statistics(contexts, null_rng(shared.seed, qt.name, task.users.index)).items():
+        part.families[family] = {k: float(x) for k, x in v.items()}
     return part
+
+
+def null_types(types: Sequence[QuestionType]) -> list[int]:
+    """Positions of the types with a null test (population-grounded, or defining the hook)."""
+    base = QuestionType.null_statistics
+    return [
+        i
+        for i, qt in enumerate(types)
+        if qt.labels.grounding == "population" or type(qt).null_statistics is not base
+    ]
 
 
 def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
@@ -175,7 +185,7 @@ def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
 
 def _generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
     if isinstance(task, NullTask):
-        return null_part(shared, task.users)
+        return null_part(shared, task)
     if shared.pool is None:
         raise ValueError("generation needs the merged pool")
     out = ChunkResult()
