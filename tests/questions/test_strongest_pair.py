@@ -208,3 +208,19 @@ def test_tries_and_calibration_are_constructor_fields() -> None:
     assert tight[WINNER_WEIGHT].min() == pytest.approx(0.5)
     for key in (WINNER_WEIGHT, DISTRACTOR_WEIGHT):
         assert np.all((tight[key] >= 0.5) & (tight[key] <= 2.0))
+
+
+def test_calibration_fits_at_most_max_windows_of_the_first_users() -> None:
+    from wearbench.questions.types.strongest_pair import WINNER_WEIGHT
+
+    ctxs = [_ctx(f"u{i}", ("stress", "hrv") if i % 2 else None, seed=i) for i in range(6)]
+    qt = StrongestPair()
+    parts = [qt.cohort_summary([c]) for c in ctxs]
+    n = sum(len(p) for p in parts)
+    first = sum(len(p) for p in parts[:2])
+    assert 0 < first < n
+    capped = StrongestPair(calibration_max_windows=first).cohort_distributions(ctxs)
+    assert np.array_equal(capped[WINNER_WEIGHT], qt.cohort_distributions(ctxs[:2])[WINNER_WEIGHT])
+    assert np.array_equal(
+        qt.cohort_distributions_from(parts)[WINNER_WEIGHT], qt.cohort_distributions(ctxs)[WINNER_WEIGHT]
+    )
