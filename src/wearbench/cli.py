@@ -194,7 +194,7 @@ def build(
         raise click.UsageError("give --workers N or --executor SPEC, not both (--workers N is processes:N)")
     names = type_names(_type_list(types))  # unknown names fail here, before any work
     executor = executor_from_spec(executor_spec or f"processes:{workers or 1}")
-    then = "null tests, balancing, shortcut and prior audits, writing the benchmark"
+    then = "balancing, shortcut and prior audits, writing the benchmark"
     with executor, _progress_bar("generating users", not quiet, then=then) as progress:
         result = build_benchmark(
             cohort_dir,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +55,8 @@ from wearbench.cohort import (
 from wearbench.cohort import read_manifest as read_cohort_manifest
 from wearbench.executors import Executor, LocalExecutor
 from wearbench.questions import QuestionType
+
+_log = logging.getLogger(__name__)
 
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
@@ -155,7 +159,9 @@ def _run(
 ) -> _Generated:
     """Both stages on the executor: pool parts, then null groups and generation."""
     shared = Shared(types, seed, plan.resolver, source=plan.source)
+    t0 = time.perf_counter()
     pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
+    _log.info("pool from %d chunks in %.1f s", len(plan.chunks), time.perf_counter() - t0)
     out = _Generated([], Counter(), {}, {})
     tasks: list[Users | NullTask] = [NullTask(g, t) for g in plan.groups for t in null_types(types)]
     tasks += plan.chunks
@@ -172,6 +178,12 @@ def _run(
         if progress:
             progress(done, total)
     out.null_fdr = pooled_null(nulls)
+    _log.info(
+        "null tests and generation: %d tasks, %d pending items in %.1f s",
+        len(tasks),
+        len(out.pending),
+        time.perf_counter() - t0,
+    )
     return out
 
 
@@ -200,6 +212,7 @@ def _finish(
     out: Path,
 ) -> BuildResult:
     """Select, letter, audit and write the items (in this process)."""
+    t0 = time.perf_counter()
     pending, mix = _select(gen, seed, max_per_type, match_official)
     items = assemble(pending, seed)
     packed = {p.id: p for p in pending if isinstance(p, Packed)}
@@ -221,6 +234,7 @@ def _finish(
         manifest,
         render_datasheet(stats, manifest),
     )
+    _log.info("selection, audits and writing %d items in %.1f s", len(items), time.perf_counter() - t0)
     return BuildResult(out, len(items), stats, manifest)
 
 
