@@ -162,6 +162,7 @@ def _run(
     t0 = time.perf_counter()
     pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
     _log.info("pool from %d chunks in %.1f s", len(plan.chunks), time.perf_counter() - t0)
+    t0 = time.perf_counter()
     out = _Generated([], Counter(), {}, {})
     tasks: list[Users | NullTask] = [NullTask(g, t) for g in plan.groups for t in null_types(types)]
     tasks += plan.chunks
