@@ -49,10 +49,8 @@ from wearbench.cohort import (
     UserContext,
     content_hash,
     contexts_from_cohort,
-    load_cohort,
     open_cohort,
 )
-from wearbench.cohort import read_manifest as read_cohort_manifest
 from wearbench.executors import Executor, LocalExecutor
 from wearbench.questions import QuestionType
 
@@ -113,7 +111,8 @@ def _in_memory(cohort: Cohort, chunk_users: int) -> _Plan:
     return _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, content_hash(cohort), dict(cohort.source))
 
 
-def _sharded(path: Path, chunk_users: int) -> _Plan:
+def _from_folder(path: Path, chunk_users: int) -> _Plan:
+    """A plan whose tasks read their users from the folder (a single-file folder is one shard)."""
     source = open_cohort(path)
     users = list(source.users)
 
@@ -137,9 +136,7 @@ def _plan(cohort: Cohort | str | Path, chunk_users: int) -> _Plan:
         raise ValueError(f"chunk_users must be >= 1, got {chunk_users}")
     if isinstance(cohort, Cohort):
         return _in_memory(cohort, chunk_users)
-    if read_cohort_manifest(cohort).get("layout") == "sharded":
-        return _sharded(Path(cohort), chunk_users)
-    return _in_memory(load_cohort(cohort), chunk_users)
+    return _from_folder(Path(cohort), chunk_users)
 
 
 @dataclass
@@ -300,9 +297,11 @@ def build_benchmark(
             ``stats["match_official"]`` and the datasheet.
         chunk_users: Users per generation task (the artifact does not depend on it).
 
-    A cohort folder written in shards (``save_cohort(..., shard_users=N)``) is never loaded
-    whole: each task reads its users from the shard files, and only the chunks' packed items
-    and stored contexts come back (see ``docs/scale-out.md``).
+    A cohort *folder* is not loaded by this process: the tasks read their users from it (each
+    worker reads and checks a shard once; a single-file folder is one shard), and only the
+    chunks' packed items and stored contexts come back. Store a large cohort in shards
+    (``save_cohort(..., shard_users=N)``) so that no worker holds all of it (see
+    ``docs/scale-out.md``). A ``Cohort`` object is turned into contexts here and shipped.
 
     Raises:
         WearbenchError: No item survived; the message gives each type's top drop reason (e.g.
