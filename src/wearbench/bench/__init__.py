@@ -19,10 +19,12 @@ if TYPE_CHECKING:
     from wearbench.bench._prior import prior_answers
     from wearbench.bench._shortcut import text_only_answers, varying_features
     from wearbench.bench._verify import (
+        CHUNK_ITEMS,
         IMPORTED_REF,
         VerifyReport,
         is_imported,
         judge_options,
+        user_chunks,
         verify_benchmark,
     )
 
@@ -34,11 +36,20 @@ _SOURCES = {
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
     "_shortcut": ("text_only_answers", "varying_features"),
-    "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
+    "_verify": (
+        "CHUNK_ITEMS",
+        "IMPORTED_REF",
+        "VerifyReport",
+        "is_imported",
+        "judge_options",
+        "user_chunks",
+        "verify_benchmark",
+    ),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
+    "CHUNK_ITEMS",
     "IMPORTED_REF",
     "MAX_FDR",
     "OFFICIAL_COUNTS",
@@ -60,6 +71,7 @@ __all__ = [
     "stable_rng",
     "text_only_answers",
     "type_names",
+    "user_chunks",
     "varying_features",
     "verify_benchmark",
     "write_artifact",
