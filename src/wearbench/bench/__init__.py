@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         VerifyReport,
         is_imported,
         judge_options,
+        preload_types,
         user_chunks,
         verify_benchmark,
     )
@@ -42,6 +43,7 @@ _SOURCES = {
         "VerifyReport",
         "is_imported",
         "judge_options",
+        "preload_types",
         "user_chunks",
         "verify_benchmark",
     ),
@@ -64,6 +66,7 @@ __all__ = [
     "is_imported",
     "judge_options",
     "load_context",
+    "preload_types",
     "prior_answers",
     "read_items",
     "read_manifest",

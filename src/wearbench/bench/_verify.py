@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from wearbench._errors import WearbenchError
+from wearbench._registry import registry
 from wearbench.bench._artifact import load_context, read_items
 from wearbench.executors import Executor, LocalExecutor
 from wearbench.questions import Item, UserContext, question_type, run_graph
@@ -87,6 +88,16 @@ def _verify_item(item: Item, ctx: UserContext) -> str | None:
 CHUNK_ITEMS = 64
 
 
+def preload_types() -> None:
+    """Import every question type and primitive now (~2 s), before an executor forks its workers.
+
+    Forked local workers then inherit them instead of each importing them again on its first
+    task (measured: a 2-process pool's first tasks 4.3 s → 0.5 s). Serial runs need them anyway.
+    """
+    registry.names("question")
+    registry.names("primitive")
+
+
 def user_chunks(user_ids: Sequence[str], size: int = CHUNK_ITEMS) -> list[list[int]]:
     """Item positions in chunks of at most ``size``, grouped by user, so a chunk loads each context once.
 
@@ -144,6 +155,7 @@ def verify_benchmark(
     """
     bench = Path(bench)
     items = read_items(bench)
+    preload_types()
     chunks = user_chunks([i.user_id for i in items], chunk)
     tasks = ((str(bench), tuple(items[n] for n in c)) for c in chunks)
     results: list[tuple[bool, str | None]] = [(False, None)] * len(items)

@@ -13,7 +13,7 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench.agent import require_bwrap
-from wearbench.bench import load_context, user_chunks
+from wearbench.bench import load_context, preload_types, user_chunks
 from wearbench.cgmqa import KIND, is_cgm_benchmark
 from wearbench.executors import Executor, LocalExecutor
 from wearbench.models import GenerateConfig, load_model, redact
@@ -388,6 +388,7 @@ def _run_chunked(
     todo = [i for i in items if i.id not in done]
     chunks = user_chunks([i.user_id for i in todo])
     tasks = ((str(bench), tuple(todo[n] for n in chunk)) for chunk in chunks)
+    preload_types()
     finished = len(items) - len(todo)
     if progress:
         progress(finished, len(items))
