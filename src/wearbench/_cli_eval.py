@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from wearbench._catalogue import RegistryChoice
-from wearbench._cli_util import _progress_bar
+from wearbench._cli_util import _progress_bar, executor_option
 from wearbench._errors import WearbenchError
+from wearbench.executors import DaskExecutor, LocalExecutor
 
 
 class _ModelOption(click.Option):
@@ -103,6 +104,7 @@ def _bench_for(bench: Path | None, official: Path | None, out: Path) -> Path:
     "one chronological listing with the events under each timestamp (timelined).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@executor_option("baseline:oracle's graph replays (64 items per task; chat models: serial only)")
 def eval_cmd(
     bench: Path | None,
     official: Path | None,
@@ -123,6 +125,7 @@ def eval_cmd(
     context_days: str | None,
     prompt: str,
     quiet: bool,
+    executor: LocalExecutor | DaskExecutor,
 ) -> None:
     """Evaluate a model or baseline on a benchmark into OUT/runs.sqlite (resumes if interrupted).
 
@@ -134,11 +137,12 @@ def eval_cmd(
     bench_dir = _bench_for(bench, official, out)
     setting = Setting(representation, mode, ablate)  # type: ignore[arg-type]
     config = GenerateConfig(max_tokens, temperature, seed, timeout_s, retries)
-    with _progress_bar(f"eval {model}", not quiet) as progress:
+    with _progress_bar(f"eval {model}", not quiet) as progress, executor:
         summary = evaluate(
             bench_dir, model, out, setting=setting, limit=limit, concurrency=concurrency, config=config,
             progress=progress, api_key_env=api_key_env, max_permanent_failures=max_failures,
             context_days=None if context_days is None else int(context_days), prompt=prompt,
+            executor=executor,
         )  # fmt: skip
     if not summary.recorded:
         raise WearbenchError(

@@ -20,10 +20,11 @@ from wearbench._cli_cgm import cgm_group
 from wearbench._cli_eval import eval_cmd, export_cmd, report_cmd, score_cmd
 from wearbench._cli_import import import_cmd
 from wearbench._cli_track import track_group
-from wearbench._cli_util import _progress_bar, note_line
+from wearbench._cli_util import _progress_bar, executor_option, note_line
 from wearbench._errors import WearbenchError
 from wearbench._registry import KINDS
 from wearbench._version import __version__
+from wearbench.executors import DaskExecutor, LocalExecutor
 
 __all__ = ["cli", "main"]
 
@@ -241,16 +242,20 @@ def _counts(values: dict[str, int]) -> str:
 @cli.command()
 @click.argument("bench", type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def verify(bench: Path, quiet: bool) -> None:
-    """Re-derive every answer of BENCH (from its graphs, or a CGM benchmark's data); exit 1 on a failure."""
+@executor_option("the items' graph replays (64 items of one or a few users per task)")
+def verify(bench: Path, quiet: bool, executor: LocalExecutor | DaskExecutor) -> None:
+    """Re-derive every answer of BENCH (from its graphs, or a CGM benchmark's data); exit 1 on a failure.
+
+    The report is the same on every executor; a HealthLoopQA benchmark is verified serially.
+    """
     from wearbench.bench import verify_benchmark
     from wearbench.cgmqa import is_cgm_benchmark
 
     if is_cgm_benchmark(bench):
         _verify_cgm(bench, quiet)
         return
-    with _progress_bar("verifying items", not quiet) as progress:
-        report = verify_benchmark(bench, progress=progress)
+    with _progress_bar("verifying items", not quiet) as progress, executor:
+        report = verify_benchmark(bench, progress=progress, executor=executor)
     for item_id, reason in report.failures:
         click.echo(f"FAILED {item_id}: {reason}")
     ok = report.n_checked - len(report.failures)

@@ -19,10 +19,13 @@ if TYPE_CHECKING:
     from wearbench.bench._prior import prior_answers
     from wearbench.bench._shortcut import text_only_answers, varying_features
     from wearbench.bench._verify import (
+        CHUNK_ITEMS,
         IMPORTED_REF,
         VerifyReport,
         is_imported,
         judge_options,
+        preload_types,
+        user_chunks,
         verify_benchmark,
     )
 
@@ -34,11 +37,21 @@ _SOURCES = {
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
     "_shortcut": ("text_only_answers", "varying_features"),
-    "_verify": ("IMPORTED_REF", "VerifyReport", "is_imported", "judge_options", "verify_benchmark"),
+    "_verify": (
+        "CHUNK_ITEMS",
+        "IMPORTED_REF",
+        "VerifyReport",
+        "is_imported",
+        "judge_options",
+        "preload_types",
+        "user_chunks",
+        "verify_benchmark",
+    ),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
+    "CHUNK_ITEMS",
     "IMPORTED_REF",
     "MAX_FDR",
     "OFFICIAL_COUNTS",
@@ -53,6 +66,7 @@ __all__ = [
     "is_imported",
     "judge_options",
     "load_context",
+    "preload_types",
     "prior_answers",
     "read_items",
     "read_manifest",
@@ -60,6 +74,7 @@ __all__ = [
     "stable_rng",
     "text_only_answers",
     "type_names",
+    "user_chunks",
     "varying_features",
     "verify_benchmark",
     "write_artifact",

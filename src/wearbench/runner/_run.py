@@ -13,8 +13,9 @@ import numpy as np
 
 from wearbench._errors import WearbenchError
 from wearbench.agent import require_bwrap
-from wearbench.bench import load_context
+from wearbench.bench import load_context, preload_types, user_chunks
 from wearbench.cgmqa import KIND, is_cgm_benchmark
+from wearbench.executors import Executor, LocalExecutor
 from wearbench.models import GenerateConfig, load_model, redact
 from wearbench.prompts import Setting
 from wearbench.questions import Item, UserContext
@@ -29,10 +30,13 @@ from wearbench.runner._recorder import (
     answer_items,
 )
 from wearbench.runner._records import ResultRow, RunInfo
-from wearbench.runner._solvers import Answer, Sample, Solver, baseline_solver, spec_forms
+from wearbench.runner._solvers import Answer, ChunkTask, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
 
 Progress = Callable[[int, int], None]
+
+#: A chunked baseline's executor task function: a chunk of items → ``(answer, seconds)`` each.
+ChunkFn = Callable[[ChunkTask], list[tuple[Answer, float]]]
 
 
 def select_items(items: Sequence[Item], limit: int | None, seed: int = 0) -> list[Item]:
@@ -192,6 +196,7 @@ def evaluate(
     max_permanent_failures: int = MAX_PERMANENT_FAILURES,
     context_days: int | None = None,
     prompt: str = "structured",
+    executor: Executor | None = None,
 ) -> EvalSummary:
     """Evaluate a model (or baseline) on a benchmark into ``out/runs.sqlite``; resumes if interrupted.
 
@@ -219,6 +224,12 @@ def evaluate(
             in the agent's files (30, 7 or 1; default the item's whole context).
         prompt: HealthLoopQA only: ``structured`` (default) or ``timelined``
             (:data:`~wearbench.prompts.CGM_PROMPTS`); mode ``direct`` only.
+        executor: WearableQA baselines only. ``baseline:oracle`` replays the items' graphs in
+            user-grouped chunks of 64 on it (rows written as each chunk lands, in task order;
+            the same rows on every executor except ``latency_s`` and ``created``). The table
+            baselines (``random``, ``majority-position``, ``text-only``, ``prior``) compute
+            their answers up front in this process and leave it unused. A chat model, or a
+            HealthLoopQA benchmark, accepts only None or a serial executor.
 
     Raises:
         WearbenchError: If the benchmark's files do not match its manifest, or the model
@@ -229,6 +240,7 @@ def evaluate(
     setting = setting or Setting()
     config = config or GenerateConfig()
     if is_cgm_benchmark(bench):
+        _check_executor(model, executor, cgm=True)
         return _evaluate_cgm(bench, model, out, setting, config, limit, concurrency, progress,
                              max_permanent_failures, api_key_env, context_days, prompt)  # fmt: skip
     if context_days is not None:
@@ -237,6 +249,7 @@ def evaluate(
         raise WearbenchError(
             f"prompt {prompt!r} applies to HealthLoopQA (CGM) benchmarks only; WearableQA prompts: --repr"
         )
+    _check_executor(model, executor)
     if setting.mode == "agent" and not model.startswith("baseline:"):
         require_bwrap()  # refuse before anything is recorded: model code never runs unsandboxed
     opened = open_bench(bench)
@@ -251,8 +264,13 @@ def evaluate(
         with RunStore(out) as store:
             try:
                 solver = make_solver(model, items, store, config, api_key_env=api_key_env)
-                retried, recorder = _run_all(solver, items, info, store, bench, concurrency, progress,
-                                             max_permanent_failures)  # fmt: skip
+                chunk_fn: ChunkFn | None = getattr(solver, "answer_chunk", None)
+                if executor is not None and chunk_fn is not None:
+                    retried, recorder = _run_chunked(chunk_fn, items, info, store, bench, executor,
+                                                     progress)  # fmt: skip
+                else:
+                    retried, recorder = _run_all(solver, items, info, store, bench, concurrency, progress,
+                                                 max_permanent_failures)  # fmt: skip
                 errored = len(recorder.held) or store.errored(info.run_id)
             finally:
                 empty = not store.runs()
@@ -330,4 +348,57 @@ def _run_all(
             await solver.aclose()
 
     asyncio.run(go())
+    return retried, recorder
+
+
+def _check_executor(model: str, executor: Executor | None, cgm: bool = False) -> None:
+    """Refuse an executor other than serial where nothing would run on it (chat models, CGM runs).
+
+    Raises:
+        WearbenchError: Naming what the executor applies to.
+    """
+    if executor is None or (isinstance(executor, LocalExecutor) and executor.workers == 1):
+        return
+    if cgm:
+        raise WearbenchError(f"executor {executor!r}: HealthLoopQA (CGM) runs take no executor; use serial")
+    if not model.startswith("baseline:"):
+        raise WearbenchError(
+            f"executor {executor!r}: applies to WearableQA baselines only; a chat model's calls run "
+            "in this process, --concurrency at a time"
+        )
+
+
+def _run_chunked(
+    chunk_fn: ChunkFn,
+    items: Sequence[Item],
+    info: RunInfo,
+    store: RunStore,
+    bench: Path,
+    executor: Executor,
+    progress: Progress | None,
+) -> tuple[int, _Recorder]:
+    """Answer the items not yet stored in user-grouped chunks on ``executor``; record them as chunks land.
+
+    Rows are written in task order (deterministic: the chunks depend only on the items left),
+    1,000 to a commit (a baseline's answers cost nothing to recompute after a kill).
+    """
+    retried = store.drop_errors(info.run_id)
+    recorder = _Recorder(store, info, batch=1000)
+    done = store.done(info.run_id)
+    todo = [i for i in items if i.id not in done]
+    chunks = user_chunks([i.user_id for i in todo])
+    tasks = ((str(bench), tuple(todo[n] for n in chunk)) for chunk in chunks)
+    preload_types()
+    finished = len(items) - len(todo)
+    if progress:
+        progress(finished, len(items))
+    try:
+        for chunk, answers in zip(chunks, executor.map(chunk_fn, tasks), strict=True):
+            for n, (answer, seconds) in zip(chunk, answers, strict=True):
+                recorder.add(_row(info, todo[n], answer, seconds))
+            finished += len(chunk)
+            if progress:
+                progress(finished, len(items))
+    finally:
+        recorder.flush()
     return retried, recorder

@@ -17,10 +17,14 @@ Baselines (registry kind ``baseline``, spec ``baseline:NAME``; ``wearbench solve
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
+
+import numpy as np
 
 from wearbench._registry import registered, registry
 from wearbench.bench import stable_rng
@@ -28,6 +32,9 @@ from wearbench.prompts import Setting
 from wearbench.questions import LETTERS, Item, UserContext, run_graph
 
 baseline = registered("baseline")
+
+#: The context an imported item (no graph, nothing to replay) is answered with.
+_NO_CONTEXT = UserContext("", np.empty(0, dtype="datetime64[D]"), {}, {}, (), {})
 
 
 @dataclass(frozen=True)
@@ -90,20 +97,53 @@ class _TableSolver:
         return None
 
 
+#: An executor task of a chunked baseline: the benchmark folder and a chunk of items.
+ChunkTask = tuple[str, tuple[Item, ...]]
+
+
+def _oracle_answer(item: Item, context: UserContext) -> Answer:
+    """The oracle's answer to one item: the letters whose claims hold on the replayed graph."""
+    from wearbench.bench import is_imported, judge_options
+
+    name = _OracleSolver.name
+    if is_imported(item):
+        return Answer("", None, _hash(name, item.id), error="imported item: no graph to replay")
+    holds = judge_options(item, run_graph(item.graph, context))
+    letter = holds[0] if len(holds) == 1 else None
+    return Answer(",".join(holds), letter, _hash(name, item.id))
+
+
+def _oracle_chunk(task: ChunkTask) -> list[tuple[Answer, float]]:
+    """The oracle's answers to one chunk of items, each with its seconds (an executor task).
+
+    Each user's context is loaded once per chunk (imported items need none).
+    """
+    from wearbench.bench import is_imported, load_context
+
+    bench, items = Path(task[0]), task[1]
+    contexts: dict[str, UserContext] = {}
+    out: list[tuple[Answer, float]] = []
+    for item in items:
+        started = time.perf_counter()
+        if not is_imported(item) and item.user_id not in contexts:
+            contexts[item.user_id] = load_context(bench, item.user_id)
+        answer = _oracle_answer(item, contexts.get(item.user_id, _NO_CONTEXT))
+        out.append((answer, time.perf_counter() - started))
+    return out
+
+
 class _OracleSolver:
-    """Replays the item's graph on the user's context and judges the ten options."""
+    """Replays the item's graph on the user's context and judges the ten options.
+
+    ``answer_chunk`` answers a chunk of items on an executor (``evaluate(executor=...)``):
+    the same answers as :meth:`solve`, item by item.
+    """
 
     name = "baseline:oracle"
+    answer_chunk = staticmethod(_oracle_chunk)
 
     async def solve(self, sample: Sample, setting: Setting) -> Answer:
-        from wearbench.bench import is_imported, judge_options
-
-        item = sample.item
-        if is_imported(item):
-            return Answer("", None, _hash(self.name, item.id), error="imported item: no graph to replay")
-        holds = judge_options(item, run_graph(item.graph, sample.context))
-        letter = holds[0] if len(holds) == 1 else None
-        return Answer(",".join(holds), letter, _hash(self.name, item.id))
+        return _oracle_answer(sample.item, sample.context)
 
     async def aclose(self) -> None:
         return None
