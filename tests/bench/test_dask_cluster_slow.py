@@ -20,7 +20,7 @@ import pytest
 
 import wearbench
 from wearbench.bench import build_benchmark
-from wearbench.cohort import Cohort
+from wearbench.cohort import Cohort, save_cohort
 from wearbench.executors import executor_from_spec
 
 distributed = pytest.importorskip("distributed")
@@ -144,6 +144,16 @@ def test_build_through_a_loopback_cluster_equals_serial(
     assert {"items.jsonl", "manifest.json", "datasheet.md"} <= got.keys()
     for name in got:
         assert got[name] == serial[name], name
+
+
+def test_workers_read_a_sharded_folder_and_build_the_serial_artifact(
+    cluster: Cluster, cohort: Cohort, tmp_path: Path
+) -> None:
+    save_cohort(cohort, tmp_path / "shards", shard_users=3)  # 4 shards; the workers read them
+    build_benchmark(tmp_path / "shards", tmp_path / "serial", seed=1)
+    with executor_from_spec(cluster.address.replace("tcp://", "dask://")) as ex:
+        build_benchmark(tmp_path / "shards", tmp_path / "dask", seed=1, executor=ex, chunk_users=2)
+    assert files(tmp_path / "dask") == files(tmp_path / "serial")
 
 
 class _SlowTasks:
