@@ -23,9 +23,9 @@ The script asserts that every variant's table equals the serial tasks' table
 (``assert_frame_equal``, exact). Each variant runs ``--repeat`` times, each time in its own fresh
 subprocess; printed per variant: the cluster/pool start-up seconds (Dask workers are spawned
 processes, so their start-up includes importing pandas, pyarrow, dask.dataframe and
-wearbench.tracks on every worker; ``processes:2`` forks the already-imported parent), the run's seconds (best and
-median of the repeats), peak RSS of the main process and of the largest worker process (Linux
-``ru_maxrss``), and the ratio of each run time to the tasks on ``dask-local:2``.
+wearbench.tracks on every worker; ``processes:2`` forks the already-imported parent), the run's
+seconds (best and median of the repeats), peak RSS of the main process and of the largest worker
+process (Linux ``ru_maxrss``), and the ratio of each run time to the tasks on ``dask-local:2``.
 
 Run: ``python benchmarks/minutes_dask.py`` (40 users x 120 days, 3 repeats; a few minutes on
 2 cores); ``--users 40 --days 60 --repeat 1`` for a quick check.
@@ -34,6 +34,7 @@ Run: ``python benchmarks/minutes_dask.py`` (40 users x 120 days, 3 repeats; a fe
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -137,7 +138,9 @@ def _arrow_days(column: pd.Series) -> np.ndarray:
     return np.asarray(arr.flatten().to_numpy(zero_copy_only=False)).reshape(-1, MINUTES_PER_DAY)
 
 
-def partition_table(part: pd.DataFrame, owners: list[str], partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+def partition_table(
+    part: pd.DataFrame, owners: list[str], partition_info: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """Steps 1–4 on one partition (a user file or one row group): the same per-day kernel.
 
     Args:
@@ -150,10 +153,11 @@ def partition_table(part: pd.DataFrame, owners: list[str], partition_info: dict[
     """
     uid = owners[partition_info["number"]] if partition_info is not None else ""
     n = len(part)
-    dates = np.asarray(part["date"].array._pa_array.to_numpy(), dtype="datetime64[D]") if n else np.zeros(0, "datetime64[D]")
+    dates = np.zeros(0, "datetime64[D]")
     values = np.empty((n, N_CHANNELS, MINUTES_PER_DAY), dtype=np.float32)
     non_wear = np.zeros((n, MINUTES_PER_DAY), dtype=bool)
     if n:
+        dates = np.asarray(part["date"].array._pa_array.to_numpy(), dtype="datetime64[D]")
         for c, name in enumerate(CHANNEL_NAMES):
             values[:, c, :] = _arrow_days(part[name])
         non_wear = _arrow_days(part["non_wear"]).astype(bool)
@@ -166,13 +170,14 @@ def run_ddf(path: str, split: str) -> tuple[pd.DataFrame, float, float]:
     """The day table via ``read_parquet`` + ``map_partitions``; (table, start-up s, run s)."""
     import dask.dataframe as dd
     import pyarrow.parquet as pq
-    from distributed import Client, LocalCluster
+
+    distributed: Any = importlib.import_module("distributed")  # untyped
 
     t0 = time.perf_counter()
-    cluster = LocalCluster(
+    cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     )
-    client = Client(cluster)
+    client = distributed.Client(cluster)
     client.run(warm_up)
     t1 = time.perf_counter()
     uids = minute_user_ids(path)
@@ -209,36 +214,59 @@ def variant_worker(path: str, name: str, out: str) -> dict[str, float]:
     table.to_pickle(out)
     main = _rss_mib(resource.RUSAGE_SELF)
     workers = main if spec == "serial" else _rss_mib(resource.RUSAGE_CHILDREN)
-    return {"start_s": start, "run_s": run, "main_mib": main, "worker_mib": workers, "rows": float(len(table))}
+    return {
+        "start_s": start,
+        "run_s": run,
+        "main_mib": main,
+        "worker_mib": workers,
+        "rows": float(len(table)),
+    }
 
 
-def _run(*args: str) -> dict[str, float]:
-    done = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+def _run(*args: str) -> dict[str, float] | None:
+    """One variant in a fresh subprocess; None (its stderr's tail printed) if it failed."""
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        print("    failed: " + " | ".join(done.stderr.strip().splitlines()[-3:]), flush=True)
+        return None
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
 def measure(path: Path, names: list[str], repeat: int, tmp: Path) -> dict[str, list[dict[str, float]]]:
-    """Every variant ``repeat`` times (interleaved), each run checked against the reference table."""
+    """Every variant ``repeat`` times (interleaved), each run's table checked against the reference.
+
+    A run that fails (e.g. a Dask worker not starting in time on an overloaded machine) is
+    reported and left out.
+    """
     rows: dict[str, list[dict[str, float]]] = {n: [] for n in names}
     reference: pd.DataFrame | None = None
     for r in range(repeat):
         for name in names:
-            out = tmp / f"table-{len(rows[name])}.pkl"
-            rows[name].append(_run("--variant", str(path), name, str(out)))
+            out = tmp / "table.pkl"
+            result = _run("--variant", str(path), name, str(out))
+            load = os.getloadavg()[0]
+            if result is None:
+                print(f"  run {r + 1}/{repeat} {name}: failed (load average {load:.1f})", flush=True)
+                continue
             table = pd.read_pickle(out)
             if reference is None:
                 reference = table
             pd.testing.assert_frame_equal(table, reference, check_exact=True)
-            print(f"  run {r + 1}/{repeat} {name}: {rows[name][-1]['run_s']:.2f} s (table equal)", flush=True)
-    return rows
+            rows[name].append(result)
+            took = f"{result['run_s']:.2f} s"
+            print(f"  run {r + 1}/{repeat} {name}: {took} (table equal, load average {load:.1f})", flush=True)
+    return {n: rs for n, rs in rows.items() if rs}
 
 
 def summary(rows: dict[str, list[dict[str, float]]]) -> None:
     """The table of best/median times, start-up, RSS and the ratio to the tasks on dask-local:2."""
     best = {n: min(r["run_s"] for r in rs) for n, rs in rows.items()}
     base = best.get(BASELINE, next(iter(best.values())))
-    print(f"\n{'variant':24} {'start s':>8} {'run s best':>10} {'median':>7} {'main MiB':>9} {'worker MiB':>10} {'ratio':>6}")
+    head = ("start s", "run s best", "median", "main MiB", "worker MiB", "ratio")
+    print(
+        f"\n{'variant':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 10, 7, 9, 10, 6), strict=True))
+    )
     for name, rs in rows.items():
         print(
             f"{name:24} {statistics.median(r['start_s'] for r in rs):8.2f} {best[name]:10.2f} "
@@ -249,6 +277,7 @@ def summary(rows: dict[str, list[dict[str, float]]]) -> None:
 
 
 def main() -> None:
+    """Write the cohort (unless ``--data``), run the variants, print the summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--days", type=int, default=120)
