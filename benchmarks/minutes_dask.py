@@ -27,8 +27,8 @@ wearbench.tracks on every worker; ``processes:2`` forks the already-imported par
 seconds (best and median of the repeats), peak RSS of the main process and of the largest worker
 process (Linux ``ru_maxrss``), and the ratio of each run time to the tasks on ``dask-local:2``.
 
-Run: ``python benchmarks/minutes_dask.py`` (40 users x 120 days, 3 repeats; a few minutes on
-2 cores); ``--users 40 --days 60 --repeat 1`` for a quick check.
+Run: ``python benchmarks/minutes_dask.py`` (40 users x 60 days, 3 repeats; a few minutes on
+a quiet 2-core machine, about 20 under heavy load); ``--repeat 1`` for a quick check.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ def main() -> None:
     """Write the cohort (unless ``--data``), run the variants, print the summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--users", type=int, default=40)
-    parser.add_argument("--days", type=int, default=120)
+    parser.add_argument("--days", type=int, default=60)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=None, help="An existing minute-cohort folder.")
     parser.add_argument("--variants", default=",".join(v[0] for v in VARIANTS))
