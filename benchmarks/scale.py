@@ -81,7 +81,7 @@ def slope(xs: list[float], ys: list[float]) -> float:
 Rows = dict[str, list[dict[str, float]]]
 
 
-def measure(users: list[int], executors: list[str], days: int, root: Path) -> Rows:
+def measure(users: list[int], executors: list[str], days: int, root: Path, serial_up_to: int) -> Rows:
     """Every build of the grid, printed as it finishes."""
     rows: Rows = {spec: [] for spec in executors}
     for n in users:
@@ -89,6 +89,9 @@ def measure(users: list[int], executors: list[str], days: int, root: Path) -> Ro
         made = _run("--synth", str(n), str(days), str(cohort))
         print(f"cohort {n:>6} users x {days} days: written in {made['seconds']:.1f} s", flush=True)
         for spec in executors:
+            if spec == "serial" and n > serial_up_to:
+                print(f"  {spec:<13} skipped (--serial-up-to {serial_up_to})", flush=True)
+                continue
             r = _run("--build", str(cohort), str(root / f"bench-{n}"), spec)
             r["users"] = float(n)
             rows[spec].append(r)
@@ -121,15 +124,18 @@ def main() -> None:
     parser.add_argument("--executors", default=",".join(EXECUTORS))
     parser.add_argument("--days", type=int, default=DAYS)
     parser.add_argument("--keep", type=Path, default=None, help="Folder for cohorts and benchmarks (kept).")
+    parser.add_argument(
+        "--serial-up-to", type=int, default=10**9, help="Run the serial builds only up to this many users."
+    )
     args = parser.parse_args()
     users = [int(u) for u in args.users.split(",")]
     executors = args.executors.split(",")
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-        summary(measure(users, executors, args.days, args.keep))
+        summary(measure(users, executors, args.days, args.keep, args.serial_up_to))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        summary(measure(users, executors, args.days, Path(tmp)))
+        summary(measure(users, executors, args.days, Path(tmp), args.serial_up_to))
 
 
 def _child(result: dict[str, float]) -> None:
