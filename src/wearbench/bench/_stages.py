@@ -93,41 +93,65 @@ class ChunkResult:
     contexts: dict[str, bytes] = field(default_factory=dict)
 
 
-#: This worker process's last shards read, ``(folder, content hash, shard) -> cohort``.
-_SHARDS: dict[tuple[str, str, int], Cohort] = {}
+#: The tables a chunk takes its users' rows from.
+_TABLES = ("daily", "demographics", "blood")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A shard as read and checked, with each table's row positions per user."""
+
+    cohort: Cohort
+    rows: dict[str, dict[str, np.ndarray]]
+
+
+#: This worker process's last shards read, ``(folder, content hash, shard) -> shard``.
+_SHARDS: dict[tuple[str, str, int], _Read] = {}
 #: Shards a worker keeps (consecutive chunks mostly share one).
 _KEEP_SHARDS = 2
 
 
-def _shard(source: CohortShards, k: int) -> Cohort:
+def _shard(source: CohortShards, k: int) -> _Read:
     key = (str(source.path), source.content_hash, k)
     if key not in _SHARDS:
         while len(_SHARDS) >= _KEEP_SHARDS:
             _SHARDS.pop(next(iter(_SHARDS)))
-        _SHARDS[key] = source.load_users(source.shard_users[k])
+        cohort = source.load_users(source.shard_users[k])
+        rows = {t: dict(getattr(cohort, t).groupby("user_id", sort=False).indices) for t in _TABLES}
+        _SHARDS[key] = _Read(cohort, rows)
     return _SHARDS[key]
 
 
 def read_users(source: CohortShards, users: Sequence[str]) -> Cohort:
-    """These users of a sharded cohort, each shard read (and checked) once per worker."""
+    """These users of a cohort folder, each shard read (and checked) once per worker process.
+
+    A chunk's rows are taken from the cached shard by position, in the shard's row order.
+    """
     firsts = [s[0] if s else "" for s in source.shard_users]
     shards = sorted({bisect.bisect_right(firsts, u) - 1 for u in users})
-    parts = [_shard(source, k) for k in shards if k >= 0]
-    if not parts:
+    if not shards or shards[0] < 0:
         return source.load_users(users)  # raises, naming the unknown user
-    keep = set(users)
+    parts = [_shard(source, k) for k in shards]
+    wanted = sorted(set(users))
 
     def cut(name: str) -> pd.DataFrame:
-        frame = pd.concat([getattr(p, name) for p in parts], ignore_index=True)
-        kept: pd.DataFrame = frame[frame["user_id"].isin(keep).to_numpy()].reset_index(drop=True)
-        return kept
+        pieces: list[pd.DataFrame] = []
+        for part in parts:
+            at = [part.rows[name][u] for u in wanted if u in part.rows[name]]
+            if at:
+                pieces.append(getattr(part.cohort, name).take(np.sort(np.concatenate(at))))
+        empty: pd.DataFrame = getattr(parts[0].cohort, name).iloc[0:0]
+        return pd.concat(pieces, ignore_index=True) if pieces else empty.reset_index(drop=True)
 
+    known = {u for p in parts for u in p.rows["demographics"]} | {u for p in parts for u in p.rows["daily"]}
+    if not set(wanted) <= known:
+        return source.load_users(users)  # raises, naming the unknown user
     return Cohort(
         daily=cut("daily"),
         demographics=cut("demographics"),
         blood=cut("blood"),
-        reference=parts[0].reference,
-        source=parts[0].source,
+        reference=parts[0].cohort.reference,
+        source=parts[0].cohort.source,
     )
 
 
