@@ -127,8 +127,9 @@ def _from_folder(path: Path, chunk_users: int) -> _Plan:
     def cut(size: int) -> list[Users]:
         return [Users(i, ids) for i, ids in enumerate(chunks(users, size))]
 
-    plan = _Plan(cut(chunk_users), cut(NULL_GROUP_USERS), resolver, source.content_hash, dict(source.source))
-    return replace(plan, source=source)
+    return _Plan(
+        cut(chunk_users), cut(NULL_GROUP_USERS), resolver, source.content_hash, dict(source.source), source
+    )
 
 
 def _plan(cohort: Cohort | str | Path, chunk_users: int) -> _Plan:

@@ -10,13 +10,11 @@ import numpy as np
 import pandas as pd
 
 from wearbench.cohort import METRIC_NAMES, Cohort, ShardedCohortWriter
-from wearbench.sources.synthetic._blood import blood_panel
-from wearbench.sources.synthetic._chunk import demographics_frame, generate_chunk, user_ids
+from wearbench.sources.synthetic._chunk import user_ids
 from wearbench.sources.synthetic._config import CHUNK_SIZE, SynthParams, validate_params
 from wearbench.sources.synthetic._daily import Calendar, calendar
 from wearbench.sources.synthetic._population import reference_table
-from wearbench.sources.synthetic._streams import Component, Population, user_rngs
-from wearbench.sources.synthetic._synthesize import source_of
+from wearbench.sources.synthetic._synthesize import cohort_chunk, source_of
 from wearbench.sources.synthetic._truth import TruthBuilder
 
 
@@ -87,12 +85,10 @@ def _parts(
         daily, demographics, blood = [], [], []
         for first in range(lo, hi, CHUNK_SIZE):
             ids = user_ids("u", first, min(first + CHUNK_SIZE, hi), params.n_users)
-            chunk = generate_chunk(params.seed, Population.COHORT, ids, first, cal)
+            chunk, demo, drawn = cohort_chunk(params, cal, ids, first, truth)
             daily.append(_daily(ids, chunk.recording.values, cal))
-            demographics.append(demographics_frame(ids, chunk.person))
-            rngs = user_rngs(params.seed, Population.COHORT, Component.BLOOD, first, first + len(ids))
-            blood.append(blood_panel(rngs, chunk.person, cal, ids))
-            truth.add(chunk)
+            demographics.append(demo)
+            blood.append(drawn)
             if progress is not None:
                 progress(first + len(ids), total)
         yield Cohort(

@@ -10,7 +10,7 @@ import pandas as pd
 
 from wearbench.cohort import METRIC_NAMES, Cohort
 from wearbench.sources.synthetic._blood import blood_panel
-from wearbench.sources.synthetic._chunk import demographics_frame, generate_chunk, user_ids
+from wearbench.sources.synthetic._chunk import Chunk, demographics_frame, generate_chunk, user_ids
 from wearbench.sources.synthetic._config import CHUNK_SIZE, GENERATOR_NAME, SynthParams, validate_params
 from wearbench.sources.synthetic._daily import Calendar, calendar
 from wearbench.sources.synthetic._population import reference_table
@@ -86,16 +86,27 @@ def _benchmark_users(
     truth = TruthBuilder(cal)
     for first in range(0, params.n_users, CHUNK_SIZE):
         ids = user_ids("u", first, min(first + CHUNK_SIZE, params.n_users), params.n_users)
-        chunk = generate_chunk(params.seed, Population.COHORT, ids, first, cal)
+        chunk, demo, drawn = cohort_chunk(params, cal, ids, first, truth)
         rows = slice(first * params.n_days, (first + len(ids)) * params.n_days)
         values[rows] = np.stack([chunk.recording.values[m].ravel() for m in METRIC_NAMES], axis=1)
-        demographics.append(demographics_frame(ids, chunk.person))
-        rngs = user_rngs(params.seed, Population.COHORT, Component.BLOOD, first, first + len(ids))
-        blood.append(blood_panel(rngs, chunk.person, cal, ids))
-        truth.add(chunk)
+        demographics.append(demo)
+        blood.append(drawn)
         if progress is not None:
             progress(first + len(ids), total)
     return values, demographics, blood, truth
+
+
+def cohort_chunk(
+    params: SynthParams, cal: Calendar, ids: list[str], first: int, truth: TruthBuilder
+) -> tuple[Chunk, pd.DataFrame, pd.DataFrame]:
+    """One chunk of benchmark users (index ``first`` on): the chunk, its demographics and blood.
+
+    The chunk's planted truth is added to ``truth``.
+    """
+    chunk = generate_chunk(params.seed, Population.COHORT, ids, first, cal)
+    rngs = user_rngs(params.seed, Population.COHORT, Component.BLOOD, first, first + len(ids))
+    truth.add(chunk)
+    return chunk, demographics_frame(ids, chunk.person), blood_panel(rngs, chunk.person, cal, ids)
 
 
 def _daily_frame(values: np.ndarray, params: SynthParams, cal: Calendar) -> pd.DataFrame:
