@@ -6,8 +6,9 @@ registered question type and every gate, once per executor, each build in its ow
 Printed per build: seconds, items, peak RSS of the main process and of the largest worker
 process (the main process itself when serial); then per executor the scaling exponent in users
 (slope of log time against log users; 1.0 = linear) and how much the workers' peak memory grew
-from the smallest to the largest cohort. Issue 17 asks for an exponent <= 1.1 and flat memory
-per worker.
+from the smallest to the largest cohort, and from the first cohort whose users fill a worker's
+shard cache (two 256-user shards) to the largest. Issue 17 asks for an exponent <= 1.1 and flat
+memory per worker.
 
 Run: ``python benchmarks/scale.py`` (about 1.5 h on 2 cores);
 ``python benchmarks/scale.py --users 100,200,400 --executors processes:2`` for a part;
@@ -33,8 +34,10 @@ DAYS = 365
 EXECUTORS = ("serial", "processes:2", "dask-local:2")
 SHARD_USERS = 256
 REFERENCE_USERS = 1000
-#: Largest growth of the workers' peak RSS from the smallest to the largest cohort called flat.
-FLAT = 1.25
+#: Largest growth of the workers' peak RSS called flat (from the first cohort with a full cache).
+FLAT = 1.10
+#: Users from which a worker's two cached shards are full.
+FULL_CACHE_USERS = 2 * SHARD_USERS
 
 
 def _rss_mib(who: int) -> float:
@@ -104,18 +107,29 @@ def measure(users: list[int], executors: list[str], days: int, root: Path, seria
 
 
 def summary(rows: Rows) -> None:
-    """Exponent and worker-memory growth per executor, against the issue's limits."""
+    """Exponent and worker-memory growth per executor, against the issue's limits.
+
+    Memory is judged from the first cohort of at least :data:`FULL_CACHE_USERS` users on: below
+    it the rise is a worker's shard cache (two shards) filling, which is bounded by design.
+    """
     for spec, rs in rows.items():
         if len(rs) < 2:
             continue
         exponent = slope([r["users"] for r in rs], [r["seconds"] for r in rs])
-        growth = rs[-1]["worker_mib"] / rs[0]["worker_mib"]
         print(
-            f"{spec:<13} exponent {exponent:.2f} ({'ok' if exponent <= 1.1 else 'ABOVE 1.1'}), "
-            f"largest worker {rs[0]['worker_mib']:.0f} -> {rs[-1]['worker_mib']:.0f} MiB "
-            f"(x{growth:.2f}, {'flat' if growth <= FLAT else 'GROWS'}) over "
-            f"{int(rs[0]['users'])}-{int(rs[-1]['users'])} users"
+            f"{spec:<13} exponent {exponent:.2f} ({'ok' if exponent <= 1.1 else 'ABOVE 1.1'}) over "
+            f"{int(rs[0]['users'])}-{int(rs[-1]['users'])} users; largest worker "
+            f"{rs[0]['worker_mib']:.0f} -> {rs[-1]['worker_mib']:.0f} MiB "
+            f"(x{rs[-1]['worker_mib'] / rs[0]['worker_mib']:.2f})"
         )
+        full = [r for r in rs if r["users"] >= FULL_CACHE_USERS]
+        if len(full) >= 2:
+            growth = full[-1]["worker_mib"] / full[0]["worker_mib"]
+            print(
+                f"{'':<13} with the shard cache full ({int(full[0]['users'])}-{int(full[-1]['users'])} "
+                f"users): {full[0]['worker_mib']:.0f} -> {full[-1]['worker_mib']:.0f} MiB "
+                f"(x{growth:.2f}, {'flat' if growth <= FLAT else 'GROWS'})"
+            )
 
 
 def main() -> None:

@@ -17,8 +17,8 @@ from wearbench.bench import build_benchmark, stable_rng
 from wearbench.bench._assemble import assemble
 from wearbench.bench._generate import UserTask, generate_user, type_instances
 from wearbench.bench._packed import item_line, pack
-from wearbench.bench._pool import build_pool
-from wearbench.bench._stages import NullPart, null_rng, pooled_null
+from wearbench.bench._pool import build_pool, merge_pool
+from wearbench.bench._stages import NullPart, Shared, Users, null_rng, pool_sample, pooled_null, scan
 from wearbench.cohort import Cohort, contexts_from_cohort, save_cohort
 from wearbench.executors import LocalExecutor
 from wearbench.questions import question_type
@@ -128,3 +128,57 @@ def test_packed_lines_equal_item_json(cohort: Cohort) -> None:
         assert light.evidence == {}
         assert item_line(light, packed) == full.to_json()
         assert item_line(full) == full.to_json()
+
+
+def test_pool_sample_draws_a_seeded_subset_and_keeps_small_cohorts_whole() -> None:
+    users = [f"u{i:03d}" for i in range(40)]
+    assert pool_sample(users, 40, seed=1) is None
+    assert pool_sample(users, 100, seed=1) is None
+    a, b, c = pool_sample(users, 7, seed=1), pool_sample(users, 7, seed=1), pool_sample(users, 7, seed=2)
+    assert a is not None
+    assert c is not None
+    assert a == b
+    assert len(a) == 7
+    assert a <= set(users)
+    assert a != c
+    with pytest.raises(ValueError, match="pool_users must be >= 1"):
+        pool_sample(users, 0, seed=1)
+
+
+def test_the_pool_takes_windows_of_the_sampled_users_only(cohort: Cohort) -> None:
+    contexts = contexts_from_cohort(cohort)
+    qts = type_instances(TYPES)
+    sample = pool_sample(sorted(contexts), 5, seed=3)
+    assert sample is not None
+    chunked = [
+        Users(i, tuple(sorted(contexts))[i : i + 4], tuple(contexts[u] for u in sorted(contexts)[i : i + 4]))
+        for i in range(0, 12, 4)
+    ]
+    shared = Shared(qts, 3, None, pool_users=sample)
+    got = merge_pool([scan(shared, u) for u in chunked], qts)
+    picked = build_pool([contexts[u] for u in sorted(sample)], types=qts)
+    everyone = build_pool(list(contexts.values()), types=qts)
+    for m, values in picked.window_means.items():
+        assert got.window_means[m].tolist() == values.tolist(), m
+        assert got.window_slopes[m].tolist() == picked.window_slopes[m].tolist(), m
+    assert sum(v.size for v in got.window_means.values()) < sum(
+        v.size for v in everyone.window_means.values()
+    )
+    # the types' own cohort distributions still see every user
+    assert got.extra.keys() == everyone.extra.keys()
+    for k, v in everyone.extra.items():
+        assert got.extra[k].tolist() == v.tolist(), k
+
+
+def test_a_sampled_pool_is_recorded_and_does_not_depend_on_the_executor(
+    cohort: Cohort, tmp_path: Path
+) -> None:
+    whole = build_benchmark(cohort, tmp_path / "whole", types=TYPES, seed=4)
+    same = build_benchmark(cohort, tmp_path / "same", types=TYPES, seed=4, pool_users=12)
+    assert whole.manifest["pool_users"] == 1000
+    assert same.manifest["pool_users"] == 12
+    assert files(tmp_path / "whole")["items.jsonl"] == files(tmp_path / "same")["items.jsonl"]
+    serial = build_benchmark(cohort, tmp_path / "serial", types=TYPES, seed=4, pool_users=4)
+    build_benchmark(cohort, tmp_path / "procs", types=TYPES, seed=4, pool_users=4, workers=2, chunk_users=3)
+    assert serial.manifest["pool_users"] == 4
+    assert files(tmp_path / "serial") == files(tmp_path / "procs")

@@ -1,5 +1,8 @@
 """``map_shared``: the shared object reaches every task, results in task order, any executor."""
 
+import time
+from pathlib import Path
+
 import pytest
 
 from wearbench.executors import DaskExecutor, LocalExecutor
@@ -22,3 +25,65 @@ def test_dask_map_shared_keeps_order_across_maps() -> None:
         assert list(ex.map_shared(scaled, {"k": 2}, [5, 1, 3])) == [10, 2, 6]
         assert list(ex.map_shared(scaled, {"k": 10}, [1, 2])) == [10, 20]  # a second object
         assert list(ex.map(abs, [-1, 2])) == [1, 2]
+
+
+def touch(path: str) -> str:
+    Path(path).write_text("ran", encoding="utf-8")
+    return path
+
+
+def _appears(path: Path, within_s: float = 20.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_process_session_serves_several_maps_in_flight(tmp_path: Path) -> None:
+    with LocalExecutor(2) as ex:
+        a = ex.map_shared(scaled, {"k": 2}, [1, 2, 3])
+        b = ex.map_shared(scaled, {"k": 5}, [1, 2])
+        c = ex.map(abs, [-3, 4])
+        assert list(b) == [5, 10]  # read out of submission order
+        assert list(c) == [3, 4]
+        assert list(a) == [2, 4, 6]
+        scratch = ex._scratch
+        assert scratch is not None
+        assert sorted(p.name for p in scratch.iterdir()) == ["shared-1.pickle", "shared-2.pickle"]
+        marker = tmp_path / "ran"
+        pending = ex.map(touch, [str(marker)])
+        assert _appears(marker)  # submitted when map was called, before anything was read
+        assert list(pending) == [str(marker)]
+    assert not scratch.exists()  # the shared objects' files go with the session
+
+
+def test_serial_runs_a_task_when_its_result_is_read(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    pending = LocalExecutor(1).map(touch, [str(marker)])
+    assert not marker.exists()
+    assert list(pending) == [str(marker)]
+    assert marker.exists()
+
+
+def test_bare_maps_each_start_their_own_pool() -> None:
+    ex = LocalExecutor(2)
+    a, b = ex.map_shared(scaled, {"k": 3}, [1, 2]), ex.map(abs, [-7])
+    assert next(a) == 3
+    assert list(b) == [7]  # b's pool closing does not stop a's
+    assert list(a) == [6]
+    assert ex._pool is None
+
+
+def test_dask_session_serves_several_maps_in_flight(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    with DaskExecutor(n_workers=2) as ex:
+        a = ex.map_shared(scaled, {"k": 2}, [1, 2, 3])
+        b = ex.map_shared(scaled, {"k": 5}, [1, 2])
+        marker = tmp_path / "ran"
+        c = ex.map(touch, [str(marker)])
+        assert _appears(marker)
+        assert list(b) == [5, 10]
+        assert list(a) == [2, 4, 6]
+        assert list(c) == [str(marker)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from collections import Counter, defaultdict
@@ -26,20 +27,22 @@ from wearbench.bench._official_mix import match_official as official_mix
 from wearbench.bench._packed import Packed, item_line
 from wearbench.bench._pool import merge_pool
 from wearbench.bench._prior import prior_audit
-from wearbench.bench._shortcut import shortcut_audit
+from wearbench.bench._shortcut import by_type, combine_shortcut
 from wearbench.bench._stages import (
     CHUNK_USERS,
     NULL_GROUP_USERS,
-    NullPart,
     NullTask,
     Shared,
     Users,
     chunks,
     generate,
+    null_part,
     null_types,
+    pool_sample,
     pooled_null,
     read_users,
     scan,
+    shortcut_task,
 )
 from wearbench.cohort import (
     REFERENCED_METRICS,
@@ -56,6 +59,8 @@ from wearbench.questions import QuestionType
 
 _log = logging.getLogger(__name__)
 
+#: Users whose windows make the cohort pool (a seeded sample of a larger cohort).
+POOL_USERS = 1000
 #: Largest empirical FDR (null / observed prevalence) a population pattern family may have.
 MAX_FDR = 0.20
 
@@ -89,6 +94,7 @@ class _Plan:
     cohort_hash: str
     cohort_source: Mapping[str, Any]
     source: CohortShards | None = None
+    pool_users: int = POOL_USERS
 
 
 def _strip(ctx: UserContext) -> UserContext:
@@ -132,12 +138,13 @@ def _from_folder(path: Path, chunk_users: int) -> _Plan:
     )
 
 
-def _plan(cohort: Cohort | str | Path, chunk_users: int) -> _Plan:
-    if chunk_users < 1:
-        raise ValueError(f"chunk_users must be >= 1, got {chunk_users}")
+def _plan(cohort: Cohort | str | Path, chunk_users: int, pool_users: int) -> _Plan:
+    for name, value in (("chunk_users", chunk_users), ("pool_users", pool_users)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
     if isinstance(cohort, Cohort):
-        return _in_memory(cohort, chunk_users)
-    return _from_folder(Path(cohort), chunk_users)
+        return replace(_in_memory(cohort, chunk_users), pool_users=pool_users)
+    return replace(_from_folder(Path(cohort), chunk_users), pool_users=pool_users)
 
 
 @dataclass
@@ -155,32 +162,38 @@ def _run(
     executor: Executor,
     progress: Callable[[int, int], None] | None,
 ) -> _Generated:
-    """Both stages on the executor: pool parts, then null groups and generation."""
-    shared = Shared(types, seed, plan.resolver, source=plan.source)
+    """The pool parts, the null tests and the generation on the executor.
+
+    The scans are submitted first and the null tests after them, so the workers run the null
+    tests while this process merges the pool (strongest_pair's calibration); the generation
+    tasks follow as soon as the pool exists. The pool's windows are those of ``plan.pool_users``
+    users drawn from the cohort (all of a smaller cohort).
+    """
+    users = [u for c in plan.chunks for u in c.user_ids]
+    sample = pool_sample(users, plan.pool_users, seed)
+    shared = Shared(types, seed, plan.resolver, source=plan.source, pool_users=sample)
     t0 = time.perf_counter()
-    pool = merge_pool(list(executor.map_shared(scan, shared, plan.chunks)), types)
+    parts = executor.map_shared(scan, shared, plan.chunks)
+    nulls = executor.map_shared(
+        null_part, shared, [NullTask(g, t) for g in plan.groups for t in null_types(types)]
+    )
+    pool = merge_pool(list(parts), types)
     _log.info("pool from %d chunks in %.1f s", len(plan.chunks), time.perf_counter() - t0)
     t0 = time.perf_counter()
     out = _Generated([], Counter(), {}, {})
-    tasks: list[Users | NullTask] = [NullTask(g, t) for g in plan.groups for t in null_types(types)]
-    tasks += plan.chunks
-    nulls: list[NullPart] = []
     total, done = sum(len(c.user_ids) for c in plan.chunks), 0
-    for result in executor.map_shared(generate, replace(shared, pool=pool), tasks):
-        if isinstance(result, NullPart):
-            nulls.append(result)
-            continue
+    for result in executor.map_shared(generate, replace(shared, pool=pool), plan.chunks):
         out.pending += result.items
         out.drops.update(result.drops)
         out.contexts.update(result.contexts)
         done += len(result.contexts)
         if progress:
             progress(done, total)
-    out.null_fdr = pooled_null(nulls)
+    out.null_fdr = pooled_null(list(nulls))
     _log.info(
-        "null tests and generation: %d tasks, %d pending items in %.1f s",
-        len(tasks),
+        "null tests and generation: %d pending items from %d chunks in %.1f s",
         len(out.pending),
+        len(plan.chunks),
         time.perf_counter() - t0,
     )
     return out
@@ -209,8 +222,9 @@ def _finish(
     max_per_type: int | None,
     match_official: bool,
     out: Path,
+    executor: Executor,
 ) -> BuildResult:
-    """Select, letter, audit and write the items (in this process)."""
+    """Select, letter, audit and write the items; each type's shortcut audit runs on the executor."""
     t0 = time.perf_counter()
     pending, mix = _select(gen, seed, max_per_type, match_official)
     items = assemble(pending, seed)
@@ -222,19 +236,28 @@ def _finish(
         raise WearbenchError(f"0 items from {n_users} users, nothing written to {out}: " + _why(stats))
     if mix is not None:
         stats["match_official"] = mix
-    stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
+    # the largest types first; the workers audit while this process writes the items
+    shortcut = executor.map(
+        functools.partial(shortcut_task, seed), sorted(by_type(items), key=len, reverse=True)
+    )
+    stats["shortcut_audit"] = None
     stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    manifest = _manifest(plan, qts, seed, max_per_type, stats)
+    described: dict[str, Any] = {}
+
+    def describe() -> tuple[dict[str, Any], str]:
+        stats["shortcut_audit"] = combine_shortcut(list(shortcut)).to_dict()
+        described["manifest"] = _manifest(plan, qts, seed, max_per_type, stats)
+        return described["manifest"], render_datasheet(stats, described["manifest"])
+
     users = {i.user_id for i in items}
     write_artifact_lines(
         out,
         (item_line(i, packed[i.id]) for i in items),
         {u: b for u, b in gen.contexts.items() if u in users},
-        manifest,
-        render_datasheet(stats, manifest),
+        describe,
     )
     _log.info("selection, audits and writing %d items in %.1f s", len(items), time.perf_counter() - t0)
-    return BuildResult(out, len(items), stats, manifest)
+    return BuildResult(out, len(items), stats, described["manifest"])
 
 
 def _why(stats: Mapping[str, Any]) -> str:
@@ -257,6 +280,7 @@ def _manifest(
         "cohort_source": dict(plan.cohort_source),
         "types": {qt.name: qt.version for qt in types},
         "max_per_type": max_per_type,
+        "pool_users": plan.pool_users,
         "counts": {k: stats[k] for k in ("n_items", "n_users", "by_type", "by_label")},
     }
     if "match_official" in stats:
@@ -278,6 +302,7 @@ def build_benchmark(
     progress: Callable[[int, int], None] | None = None,
     match_official: bool = False,
     chunk_users: int = CHUNK_USERS,
+    pool_users: int = POOL_USERS,
 ) -> BuildResult:
     """Generate, gate, letter and write a benchmark from a cohort.
 
@@ -297,6 +322,9 @@ def build_benchmark(
             :func:`wearbench.bench._official_mix.match_official`); the achieved shares are in
             ``stats["match_official"]`` and the datasheet.
         chunk_users: Users per generation task (the artifact does not depend on it).
+        pool_users: Users (drawn with ``seed``) whose windows make the cohort pool that
+            distractor magnitudes come from; a cohort of at most this many users uses all. The
+            cap keeps what every worker receives, and each item's work, flat as cohorts grow.
 
     A cohort *folder* is not loaded by this process: the tasks read their users from it (each
     worker reads and checks a shard once; a single-file folder is one shard), and only the
@@ -309,12 +337,12 @@ def build_benchmark(
             ``TYPE: user has N days, fewer than the M the type needs``) and nothing is written.
     """
     check_target(Path(out), "benchmark", MANIFEST)  # refuse a foreign folder before any work
-    plan = _plan(cohort, chunk_users)
+    plan = _plan(cohort, chunk_users, pool_users)
     qts = type_instances(types)
     with contextlib.ExitStack() as stack:
         ex = executor or LocalExecutor(workers)
         if isinstance(ex, contextlib.AbstractContextManager):
             stack.enter_context(ex)  # one connection / cluster for both stages
         gen = _run(plan, qts, seed, ex, progress)
-    with threadpool_limits(limits=1):  # small arrays; see stages.generate()
-        return _finish(plan, gen, qts, seed, max_per_type, match_official, Path(out))
+        with threadpool_limits(limits=1):  # small arrays; see stages.generate()
+            return _finish(plan, gen, qts, seed, max_per_type, match_official, Path(out), ex)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,11 +33,21 @@ def pool_part(
     contexts: Sequence[UserContext],
     window_days: int = WINDOW_DAYS,
     types: Sequence[str | QuestionType] = (),
+    window_users: Collection[str] | None = None,
 ) -> PoolPart:
-    """Per-metric means and slopes of every non-overlapping window of these users, and summaries."""
+    """Per-metric means and slopes of every non-overlapping window of these users, and summaries.
+
+    Args:
+        contexts: Consecutive users of the cohort.
+        window_days: Window length (days).
+        types: Question types whose :meth:`~QuestionType.cohort_summary` to take (of all users).
+        window_users: Only these users' windows enter the means and slopes (default: all).
+    """
     means: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
     slopes: dict[str, list[float]] = {m: [] for m in METRIC_NAMES}
     for ctx in contexts:
+        if window_users is not None and ctx.user_id not in window_users:
+            continue
         for end in range(ctx.n_days - 1, window_days - 2, -window_days):
             for m in METRIC_NAMES:
                 s = ctx.span(m, end, window_days)

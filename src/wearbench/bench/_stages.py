@@ -1,13 +1,14 @@
 """A build's executor tasks: chunks of consecutive users, scanned, then generated.
 
 Stage 1 (:func:`scan`) runs, per chunk, the pool's window statistics and the types' cohort
-summaries (:class:`~wearbench.bench._pool.PoolPart`). Stage 2 (:func:`generate`) runs, per
-*null group* of :data:`NULL_GROUP_USERS` consecutive users, the cross-user null test of every
-pattern family (:class:`NullPart`; it needs no pool, and runs first so that its long tasks
-overlap the generation), and per chunk the question types on each user with the merged pool,
-returning packed items and each user's stored context (:class:`ChunkResult`). Chunks and
-groups are cut from the sorted user list, never from the executor's workers, so a build's
-bytes do not depend on where its tasks ran.
+summaries (:class:`~wearbench.bench._pool.PoolPart`). :func:`null_part` runs, per *null group*
+of :data:`NULL_GROUP_USERS` consecutive users, the cross-user null test of every pattern family
+(:class:`NullPart`; it needs no pool, so the workers run it while the client merges the pool).
+Stage 2 (:func:`generate`) runs, per chunk, the question types on each user with the merged
+pool, returning packed items and each user's stored context (:class:`ChunkResult`). Last,
+:func:`shortcut_task` audits one question type's selected items while the client writes.
+Chunks and groups are cut from the sorted user list, never from the executor's workers, so a
+build's bytes do not depend on where its tasks ran.
 
 The null test pairs users within a group (every group of a cohort of at most
 :data:`NULL_GROUP_USERS` users is the whole cohort, as before chunking); the families' counts
@@ -30,8 +31,9 @@ from wearbench._errors import WearbenchError
 from wearbench.bench._generate import UserTask, generate_user, stable_rng
 from wearbench.bench._packed import Packed, pack
 from wearbench.bench._pool import PoolPart, pool_part
+from wearbench.bench._shortcut import TypeShortcut, shortcut_type
 from wearbench.cohort import Cohort, CohortShards, ReferenceResolver, UserContext, contexts_from_cohort
-from wearbench.questions import CohortPool, QuestionType
+from wearbench.questions import CohortPool, Item, QuestionType
 
 #: Users per generation task (small enough to spread 200 users over the workers).
 CHUNK_USERS = 8
@@ -59,13 +61,17 @@ class Users:
 
 @dataclass(frozen=True)
 class Shared:
-    """What every task of a build needs, shipped to each worker once (``map_shared``)."""
+    """What every task of a build needs, shipped to each worker once (``map_shared``).
+
+    ``pool_users``: the users whose windows enter the pool's means and slopes (``None``: all).
+    """
 
     types: tuple[QuestionType, ...]
     seed: int
     resolver: ReferenceResolver | None
     pool: CohortPool | None = None
     source: CohortShards | None = None
+    pool_users: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -174,11 +180,16 @@ def null_rng(seed: int, type_name: str, group: int) -> np.random.Generator:
 def scan(shared: Shared, users: Users) -> PoolPart:
     """Stage 1 of a build: a chunk's pool part."""
     with threadpool_limits(limits=1):
-        return pool_part(contexts_of(shared, users), types=shared.types)
+        return pool_part(contexts_of(shared, users), types=shared.types, window_users=shared.pool_users)
 
 
 def null_part(shared: Shared, task: NullTask) -> NullPart:
-    """The null results of one question type on one group of users."""
+    """The null results of one question type on one group of users (one BLAS thread)."""
+    with threadpool_limits(limits=1):
+        return _null_part(shared, task)
+
+
+def _null_part(shared: Shared, task: NullTask) -> NullPart:
     contexts = contexts_of(shared, task.users)
     part = NullPart(task.users.index)
     qt = shared.types[task.type_index]  # a population-grounded type without null statistics raises
@@ -197,8 +208,8 @@ def null_types(types: Sequence[QuestionType]) -> list[int]:
     ]
 
 
-def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
-    """Stage 2 of a build: a group's null test, or every type on every user of a chunk.
+def generate(shared: Shared, task: Users) -> ChunkResult:
+    """Stage 2 of a build: every type on every user of a chunk.
 
     One BLAS/OpenMP thread per task: the executor already runs a task per core, the arrays are
     small, and a thread pool per worker on a busy machine made small products 20x slower.
@@ -207,9 +218,7 @@ def generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
         return _generate(shared, task)
 
 
-def _generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
-    if isinstance(task, NullTask):
-        return null_part(shared, task)
+def _generate(shared: Shared, task: Users) -> ChunkResult:
     if shared.pool is None:
         raise ValueError("generation needs the merged pool")
     out = ChunkResult()
@@ -219,6 +228,12 @@ def _generate(shared: Shared, task: Users | NullTask) -> ChunkResult | NullPart:
         out.drops.update(result.drops)
         out.contexts[ctx.user_id] = ctx.dump()
     return out
+
+
+def shortcut_task(seed: int, members: Sequence[Item]) -> TypeShortcut:
+    """The shortcut audit of one question type's items (one BLAS thread)."""
+    with threadpool_limits(limits=1):
+        return shortcut_type(members, seed=seed)
 
 
 def pooled_null(parts: Sequence[NullPart]) -> dict[str, dict[str, float]]:
@@ -253,6 +268,20 @@ def pooled_null(parts: Sequence[NullPart]) -> dict[str, dict[str, float]]:
             "fdr": null / observed if observed > 0 else float("inf"),
         }
     return out
+
+
+def pool_sample(user_ids: Sequence[str], size: int, seed: int) -> frozenset[str] | None:
+    """The users whose windows make the pool: ``size`` of them drawn (seeded), or all (``None``).
+
+    The pool only supplies distractor magnitudes (its quantiles), so a sample of users keeps
+    what each worker receives, and each item's work on it, from growing with the cohort.
+    """
+    if size < 1:
+        raise ValueError(f"pool_users must be >= 1, got {size}")
+    if len(user_ids) <= size:
+        return None
+    picked = stable_rng(seed, "pool-users").choice(len(user_ids), size=size, replace=False)
+    return frozenset(user_ids[int(i)] for i in picked)
 
 
 def chunks(user_ids: Sequence[str], size: int) -> list[tuple[str, ...]]:

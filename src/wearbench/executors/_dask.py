@@ -5,7 +5,6 @@ Dask is optional (the ``[dask]`` extra) and imported only when an executor opens
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, TypeVar
@@ -40,7 +39,8 @@ class DaskExecutor:
     to stay byte-identical (the build's are: every random draw is seeded from the task).
 
     Use it as a context manager to hold one connection (or LocalCluster) across ``map`` calls;
-    a bare ``map`` opens and closes its own.
+    inside the block each ``map`` submits its tasks when called, so several can be in flight.
+    A bare ``map`` opens and closes its own connection when iterated.
 
     Args:
         address: Scheduler address (``tcp://HOST:PORT``); ``None`` starts a LocalCluster.
@@ -113,32 +113,40 @@ class DaskExecutor:
             self._cluster = None
 
     def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
-        """Apply ``fn`` to every task on the cluster; results in the order of ``tasks``."""
-        with self._session():
-            yield from _ordered(self._client.map(fn, list(tasks), pure=False, retries=self.retries))
+        """Apply ``fn`` to every task on the cluster; results in the order of ``tasks``.
+
+        Inside a ``with`` block the tasks are submitted now; a bare call opens (and closes) its
+        own connection when iterated.
+        """
+        if self._client is None:
+            return self._bare(lambda ex: ex.map(fn, tasks))
+        return _ordered(self._client.map(fn, list(tasks), pure=False, retries=self.retries))
 
     def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
         """``fn(shared, task)`` for every task, in order; ``shared`` is scattered to every worker once."""
-        with self._session():
-            # in a list: scatter reads a dict as {key: value} and would scatter its values
-            [data] = self._client.scatter([shared], broadcast=True, hash=False)
-            yield from _ordered(
-                self._client.map(
-                    _apply_shared, list(tasks), fn=fn, shared=data, pure=False, retries=self.retries
-                )
-            )
+        if self._client is None:
+            return self._bare(lambda ex: ex.map_shared(fn, shared, tasks))
+        # in a list: scatter reads a dict as {key: value} and would scatter its values
+        [data] = self._client.scatter([shared], broadcast=True, hash=False)
+        futures = self._client.map(
+            _apply_shared, list(tasks), fn=fn, shared=data, pure=False, retries=self.retries
+        )
+        return _ordered(futures, keep=data)
 
-    @contextlib.contextmanager
-    def _session(self) -> Iterator[None]:
-        """The open connection, or one opened (and closed) for this call."""
-        if self._client is not None:
-            yield
-            return
-        with self:
-            yield
+    def _bare(self, start: Callable[[DaskExecutor], Iterator[R]]) -> Iterator[R]:
+        """A map outside a ``with`` block, on a connection of its own."""
+        with DaskExecutor(
+            self.address, n_workers=self.n_workers, retries=self.retries, timeout_s=self.timeout_s
+        ) as ex:
+            yield from start(ex)
 
 
-def _ordered(futures: list[Any]) -> Iterator[Any]:
+def _ordered(futures: list[Any], keep: Any = None) -> Iterator[Any]:
+    """The futures' results in order; ``keep`` (a scattered object) is held until the last one.
+
+    Releasing the scattered future while its tasks are pending lets the scheduler forget it, and
+    a task rerun after a worker died then fails as "already forgotten".
+    """
     for i in range(len(futures)):
         result = futures[i].result()
         futures[i] = None  # release the result on the cluster once it is here

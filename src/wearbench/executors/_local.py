@@ -5,10 +5,14 @@
 
 from __future__ import annotations
 
-import functools
+import pickle
 import re
+import shutil
+import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
@@ -19,15 +23,23 @@ T = TypeVar("T")
 R = TypeVar("R")
 S = TypeVar("S")
 
-#: The object :meth:`LocalExecutor.map_shared` installed in this worker process.
-_SHARED: list[Any] = []
+#: The shared objects this worker process has loaded, by file (the most recent few).
+_SHARED: OrderedDict[str, Any] = OrderedDict()
+#: Shared objects a worker keeps (a build has two in flight: without and with its pool).
+_KEEP_SHARED = 4
 
 #: The forms :func:`executor_from_spec` accepts, for help texts and error messages.
 EXECUTOR_SPECS = "serial, processes:N, dask://HOST:PORT, dask-local:N"
 
 
 class Executor(Protocol):
-    """Maps a picklable function over tasks, yielding results in task order."""
+    """Maps a picklable function over tasks, yielding results in task order.
+
+    Used as a context manager, an executor holds its workers for the whole block, and a parallel
+    one submits every task of a ``map`` when it is called: several maps can then be in flight
+    at once, and the workers run the tasks roughly in submission order while this process does
+    other work. The serial executor runs a task when its result is asked for.
+    """
 
     def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         """Apply ``fn`` to every task; results come back in the order of ``tasks``."""
@@ -38,18 +50,35 @@ class Executor(Protocol):
         ...
 
 
-def _install(shared: Any) -> None:
-    _SHARED[:] = [shared]
+def _shared(path: str) -> Any:
+    """The object pickled at ``path``, loaded once per worker process."""
+    if path not in _SHARED:
+        while len(_SHARED) >= _KEEP_SHARED:
+            _SHARED.popitem(last=False)
+        _SHARED[path] = pickle.loads(Path(path).read_bytes())
+    _SHARED.move_to_end(path)
+    return _SHARED[path]
 
 
-def _with_shared(fn: Callable[[Any, T], R], task: T) -> R:
-    return fn(_SHARED[0], task)
+def _with_shared(fn: Callable[[Any, T], R], path: str, task: T) -> R:
+    return fn(_shared(path), task)
+
+
+def _results(futures: list[Future[R]]) -> Iterator[R]:
+    """The futures' results in order, each future dropped once its result is handed on."""
+    pending = futures[::-1]
+    futures.clear()
+    while pending:
+        yield pending.pop().result()
 
 
 class LocalExecutor:
     """Serial (``workers=1``) or a local process pool.
 
-    A context manager too (nothing to open or close), like :class:`DaskExecutor`.
+    As a context manager, a process pool's workers are started once and serve every ``map`` of
+    the block (tasks submitted when each ``map`` is called); a bare ``map`` starts and stops
+    its own pool. ``map_shared`` pickles the shared object once into a temporary file that each
+    worker reads once (the file is deleted when the block ends).
 
     Args:
         workers: Worker processes; 1 runs in this process.
@@ -59,33 +88,61 @@ class LocalExecutor:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._scratch: Path | None = None
+        self._n_shared = 0
 
     def __enter__(self) -> LocalExecutor:
+        self.open()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        return None
+        self.close()
 
     def __repr__(self) -> str:
         return "LocalExecutor(serial)" if self.workers == 1 else f"LocalExecutor(processes:{self.workers})"
 
+    def open(self) -> None:
+        """Start the process pool (its workers fork at the first task); a no-op when serial or open."""
+        if self.workers > 1 and self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._scratch = Path(tempfile.mkdtemp(prefix="wearbench-shared-"))
+
+    def close(self) -> None:
+        """Stop the pool (cancelling tasks not started) and delete the shared objects' files."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
     def map(self, fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
         """Apply ``fn`` to every task, in order."""
         if self.workers == 1:
-            yield from map(fn, tasks)
-            return
-        with ProcessPoolExecutor(max_workers=self.workers) as pool:
-            yield from pool.map(fn, tasks, chunksize=1)
+            return map(fn, tasks)
+        if self._pool is None:
+            return _bare(self.workers, lambda ex: ex.map(fn, tasks))
+        return _results([self._pool.submit(fn, t) for t in tasks])
 
     def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
         """``fn(shared, task)`` for every task, in order; each worker process unpickles ``shared`` once."""
         if self.workers == 1:
-            yield from (fn(shared, t) for t in tasks)
-            return
-        with ProcessPoolExecutor(max_workers=self.workers, initializer=_install, initargs=(shared,)) as pool:
-            yield from pool.map(functools.partial(_with_shared, fn), tasks, chunksize=1)
+            return (fn(shared, t) for t in tasks)
+        if self._pool is None or self._scratch is None:
+            return _bare(self.workers, lambda ex: ex.map_shared(fn, shared, tasks))
+        self._n_shared += 1
+        path = self._scratch / f"shared-{self._n_shared}.pickle"
+        path.write_bytes(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
+        return _results([self._pool.submit(_with_shared, fn, str(path), t) for t in tasks])
+
+
+def _bare(workers: int, start: Callable[[LocalExecutor], Iterator[R]]) -> Iterator[R]:
+    """A map outside a ``with`` block: its own pool, started when iterated, stopped at the end."""
+    with LocalExecutor(workers) as ex:
+        yield from start(ex)
 
 
 def _count(spec: str, value: str) -> int:
