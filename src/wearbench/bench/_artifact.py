@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,21 +41,20 @@ def write_artifact(
     """
     items = list(items)
     dumps = {user: contexts[user].dump() for user in sorted({i.user_id for i in items})}
-    return write_artifact_lines(out, [i.to_json() for i in items], dumps, lambda: (manifest, datasheet))
+    return write_artifact_lines(out, [i.to_json() for i in items], dumps, manifest, datasheet)
 
 
 def write_artifact_lines(
     out: Path,
     lines: Iterable[str],
     contexts: Mapping[str, bytes],
-    describe: Callable[[], tuple[Mapping[str, Any], str]],
+    manifest: Mapping[str, Any],
+    datasheet: str,
 ) -> dict[str, str]:
     """:func:`write_artifact` from the items' JSON lines and the stored contexts' bytes.
 
     Lines are written and hashed one at a time (a large build never holds ``items.jsonl``
     twice); ``contexts`` maps each user with an item to :meth:`UserContext.dump` bytes.
-    ``describe`` returns the manifest and the datasheet; it is called once the items and
-    contexts are written (a build finishes its audits meanwhile).
 
     Raises:
         WearbenchError: As :func:`write_artifact`.
@@ -74,7 +73,6 @@ def write_artifact_lines(
             name = f"{CONTEXTS}/{user}.json.gz"
             (new / name).write_bytes(contexts[user])
             hashes[name] = _sha(contexts[user])
-        manifest, datasheet = describe()
         data = datasheet.encode("utf-8")
         (new / DATASHEET).write_bytes(data)
         hashes[DATASHEET] = _sha(data)

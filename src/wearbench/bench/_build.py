@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import time
 from collections import Counter, defaultdict
@@ -27,7 +26,7 @@ from wearbench.bench._official_mix import match_official as official_mix
 from wearbench.bench._packed import Packed, item_line
 from wearbench.bench._pool import merge_pool
 from wearbench.bench._prior import prior_audit
-from wearbench.bench._shortcut import by_type, combine_shortcut
+from wearbench.bench._shortcut import shortcut_audit
 from wearbench.bench._stages import (
     CHUNK_USERS,
     NULL_GROUP_USERS,
@@ -42,7 +41,6 @@ from wearbench.bench._stages import (
     pooled_null,
     read_users,
     scan,
-    shortcut_task,
 )
 from wearbench.cohort import (
     REFERENCED_METRICS,
@@ -222,9 +220,8 @@ def _finish(
     max_per_type: int | None,
     match_official: bool,
     out: Path,
-    executor: Executor,
 ) -> BuildResult:
-    """Select, letter, audit and write the items; each type's shortcut audit runs on the executor."""
+    """Select, letter, audit and write the items (in this process: their memory grows with the items)."""
     t0 = time.perf_counter()
     pending, mix = _select(gen, seed, max_per_type, match_official)
     items = assemble(pending, seed)
@@ -236,28 +233,19 @@ def _finish(
         raise WearbenchError(f"0 items from {n_users} users, nothing written to {out}: " + _why(stats))
     if mix is not None:
         stats["match_official"] = mix
-    # the largest types first; the workers audit while this process writes the items
-    shortcut = executor.map(
-        functools.partial(shortcut_task, seed), sorted(by_type(items), key=len, reverse=True)
-    )
-    stats["shortcut_audit"] = None
+    stats["shortcut_audit"] = shortcut_audit(items, seed=seed).to_dict()
     stats["prior_audit"] = prior_audit(items, seed=seed).to_dict()
-    described: dict[str, Any] = {}
-
-    def describe() -> tuple[dict[str, Any], str]:
-        stats["shortcut_audit"] = combine_shortcut(list(shortcut)).to_dict()
-        described["manifest"] = _manifest(plan, qts, seed, max_per_type, stats)
-        return described["manifest"], render_datasheet(stats, described["manifest"])
-
+    manifest = _manifest(plan, qts, seed, max_per_type, stats)
     users = {i.user_id for i in items}
     write_artifact_lines(
         out,
         (item_line(i, packed[i.id]) for i in items),
         {u: b for u, b in gen.contexts.items() if u in users},
-        describe,
+        manifest,
+        render_datasheet(stats, manifest),
     )
     _log.info("selection, audits and writing %d items in %.1f s", len(items), time.perf_counter() - t0)
-    return BuildResult(out, len(items), stats, described["manifest"])
+    return BuildResult(out, len(items), stats, manifest)
 
 
 def _why(stats: Mapping[str, Any]) -> str:
@@ -345,4 +333,4 @@ def build_benchmark(
             stack.enter_context(ex)  # one connection / cluster for both stages
         gen = _run(plan, qts, seed, ex, progress)
         with threadpool_limits(limits=1):  # small arrays; see stages.generate()
-            return _finish(plan, gen, qts, seed, max_per_type, match_official, Path(out), ex)
+            return _finish(plan, gen, qts, seed, max_per_type, match_official, Path(out))

@@ -230,59 +230,6 @@ def _cross_validate(
     return picks, np.mean(weights, axis=0)
 
 
-@dataclass(frozen=True)
-class TypeShortcut:
-    """One question type's shortcut audit (a part of :class:`ShortcutAudit`).
-
-    Attributes:
-        type: The question type.
-        hits: Items the held-out text-only model answered right.
-        n: Items audited (0: fewer than two users).
-        folds: User folds used (0 when not audited).
-        weights: Its three largest mean fitted weights (standardised features).
-    """
-
-    type: str
-    hits: int
-    n: int
-    folds: int
-    weights: Mapping[str, float] = field(default_factory=dict)
-
-
-def shortcut_type(
-    members: Sequence[Item], *, seed: int = 0, k: int = 5, l2: float = 1.0, steps: int = 30
-) -> TypeShortcut:
-    """The shortcut audit of the items of one question type (arguments as :func:`shortcut_audit`).
-
-    Raises:
-        ValueError: The items are of several types (or none).
-    """
-    names = {i.type for i in members}
-    if len(names) != 1:
-        raise ValueError(f"shortcut_type audits the items of one type, got {sorted(names)}")
-    [name] = names
-    kk = min(k, len({i.user_id for i in members}))
-    if kk < 2:
-        return TypeShortcut(name, 0, 0, 0)
-    picks, w = _cross_validate(members, kk, seed, l2, steps)
-    hits = sum(LETTERS[p] == i.answer for p, i in zip(picks, members, strict=True))
-    order = np.argsort(-np.abs(w), kind="stable")[:3]
-    return TypeShortcut(
-        name, hits, len(members), kk, {AUDIT_FEATURES[int(j)]: round(float(w[j]), 3) for j in order}
-    )
-
-
-def combine_shortcut(parts: Sequence[TypeShortcut]) -> ShortcutAudit:
-    """The audit of a benchmark from its types' audits (in any order)."""
-    ordered = sorted(parts, key=lambda p: p.type)
-    return ShortcutAudit(
-        accuracy(sum(p.hits for p in ordered), sum(p.n for p in ordered)),
-        {p.type: accuracy(p.hits, p.n) for p in ordered},
-        max((p.folds for p in ordered), default=0),
-        {p.type: dict(p.weights) for p in ordered if p.n},
-    )
-
-
 def shortcut_audit(
     items: Sequence[Item], *, seed: int = 0, k: int = 5, l2: float = 1.0, steps: int = 30
 ) -> ShortcutAudit:
@@ -295,17 +242,22 @@ def shortcut_audit(
         l2: L2 penalty on the standardised feature weights.
         steps: Most Newton steps per fit.
     """
-    return combine_shortcut(
-        [shortcut_type(members, seed=seed, k=k, l2=l2, steps=steps) for members in by_type(items)]
-    )
-
-
-def by_type(items: Sequence[Item]) -> list[list[Item]]:
-    """The items grouped by question type, types in name order, items in their order."""
-    groups: dict[str, list[Item]] = {}
-    for i in items:
-        groups.setdefault(i.type, []).append(i)
-    return [groups[name] for name in sorted(groups)]
+    by_type: dict[str, Accuracy] = {}
+    weights: dict[str, dict[str, float]] = {}
+    total_k = total_n = folds = 0
+    for name in sorted({i.type for i in items}):
+        members = [i for i in items if i.type == name]
+        kk = min(k, len({i.user_id for i in members}))
+        if kk < 2:
+            by_type[name] = accuracy(0, 0)
+            continue
+        picks, w = _cross_validate(members, kk, seed, l2, steps)
+        hits = np.array([LETTERS[p] == i.answer for p, i in zip(picks, members, strict=True)])
+        by_type[name] = accuracy(int(hits.sum()), len(members))
+        order = np.argsort(-np.abs(w), kind="stable")[:3]
+        weights[name] = {AUDIT_FEATURES[int(j)]: round(float(w[j]), 3) for j in order}
+        total_k, total_n, folds = total_k + int(hits.sum()), total_n + len(members), max(folds, kk)
+    return ShortcutAudit(accuracy(total_k, total_n), by_type, folds, weights)
 
 
 def text_only_answers(items: Sequence[Item], *, seed: int = 0, k: int = 5) -> dict[str, str]:

@@ -5,8 +5,7 @@ summaries (:class:`~wearbench.bench._pool.PoolPart`). :func:`null_part` runs, pe
 of :data:`NULL_GROUP_USERS` consecutive users, the cross-user null test of every pattern family
 (:class:`NullPart`; it needs no pool, so the workers run it while the client merges the pool).
 Stage 2 (:func:`generate`) runs, per chunk, the question types on each user with the merged
-pool, returning packed items and each user's stored context (:class:`ChunkResult`). Last,
-:func:`shortcut_task` audits one question type's selected items while the client writes.
+pool, returning packed items and each user's stored context (:class:`ChunkResult`).
 Chunks and groups are cut from the sorted user list, never from the executor's workers, so a
 build's bytes do not depend on where its tasks ran.
 
@@ -31,9 +30,8 @@ from wearbench._errors import WearbenchError
 from wearbench.bench._generate import UserTask, generate_user, stable_rng
 from wearbench.bench._packed import Packed, pack
 from wearbench.bench._pool import PoolPart, pool_part
-from wearbench.bench._shortcut import TypeShortcut, shortcut_type
 from wearbench.cohort import Cohort, CohortShards, ReferenceResolver, UserContext, contexts_from_cohort
-from wearbench.questions import CohortPool, Item, QuestionType
+from wearbench.questions import CohortPool, QuestionType
 
 #: Users per generation task (small enough to spread 200 users over the workers).
 CHUNK_USERS = 8
@@ -228,12 +226,6 @@ def _generate(shared: Shared, task: Users) -> ChunkResult:
         out.drops.update(result.drops)
         out.contexts[ctx.user_id] = ctx.dump()
     return out
-
-
-def shortcut_task(seed: int, members: Sequence[Item]) -> TypeShortcut:
-    """The shortcut audit of one question type's items (one BLAS thread)."""
-    with threadpool_limits(limits=1):
-        return shortcut_type(members, seed=seed)
 
 
 def pooled_null(parts: Sequence[NullPart]) -> dict[str, dict[str, float]]:
