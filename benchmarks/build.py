@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,9 +39,21 @@ def worker(n_users: int, workers: int = WORKERS) -> dict[str, float]:
         cohort = Path(tmp) / "cohort"
         wearbench.synth(n_users, DAYS, seed=0, reference_users=1000, out=cohort)
         t0 = time.perf_counter()
+        cpu0 = _cpu_s()
         result = build_benchmark(cohort, Path(tmp) / "bench", seed=0, workers=workers)
-        seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "items": float(result.n_items), "types": float(len(result.manifest["types"]))}
+        seconds, cpu = time.perf_counter() - t0, _cpu_s() - cpu0
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "items": float(result.n_items),
+        "types": float(len(result.manifest["types"])),
+    }
+
+
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and its finished worker processes."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def run(n_users: int, workers: int = WORKERS) -> dict[str, float]:
@@ -74,15 +87,20 @@ def speedup(n_users: int = 200, repeat: int = 1) -> None:
 
     With ``repeat`` > 1 the pairs alternate (1 worker, 2 workers, 1, 2, ...) and the median of
     the pairs' ratios is printed too: on a shared machine one core's speed drifts by tens of
-    percent from minute to minute, and a pair run back to back sees the same drift.
+    percent from minute to minute, and a pair run back to back sees the same drift. Each build's
+    CPU seconds (its process and its workers) are printed beside its time: the same build
+    needs about the same CPU work with 1 or 2 workers, so a 2-worker build that used markedly
+    more CPU seconds ran on a contended host (the vCPUs were slowed), not into a serial stage.
     """
     ratios = []
     for k in range(repeat):
-        one, two = run(n_users, 1)["seconds"], run(n_users, 2)["seconds"]
-        ratios.append(one / two)
+        one, two = run(n_users, 1), run(n_users, 2)
+        ratios.append(one["seconds"] / two["seconds"])
         print(
-            f"build {n_users} users x {DAYS} days: 1 worker {one:7.2f} s, 2 workers {two:7.2f} s, "
-            f"speed-up {one / two:.2f}x" + (f"  (pair {k + 1} of {repeat})" if repeat > 1 else ""),
+            f"build {n_users} users x {DAYS} days: 1 worker {one['seconds']:6.2f} s "
+            f"(CPU {one['cpu_s']:5.1f} s), 2 workers {two['seconds']:6.2f} s (CPU {two['cpu_s']:5.1f} s, "
+            f"{two['cpu_s'] / one['cpu_s']:.2f}x the work), speed-up {ratios[-1]:.2f}x"
+            + (f"  (pair {k + 1} of {repeat})" if repeat > 1 else ""),
             flush=True,
         )
     if repeat > 1:

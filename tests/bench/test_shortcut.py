@@ -2,13 +2,8 @@
 
 import numpy as np
 
-from wearbench.bench._shortcut import (
-    AUDIT_FEATURES,
-    FEATURES,
-    option_features,
-    shortcut_audit,
-    varying_features,
-)
+from wearbench.bench._option_text import FEATURES, option_features, varying_features
+from wearbench.bench._shortcut import AUDIT_FEATURES, shortcut_audit
 from wearbench.questions import LETTERS, Item
 
 WORDS = ("steady", "rising", "falling", "variable", "flat", "higher", "lower", "mixed", "brief", "long")

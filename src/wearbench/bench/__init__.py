@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from wearbench.bench._build import MAX_FDR, BuildResult, build_benchmark
     from wearbench.bench._datasheet import OFFICIAL_COUNTS, build_stats, render_datasheet
     from wearbench.bench._generate import Pending, UserTask, generate_user, stable_rng, type_names
+    from wearbench.bench._option_text import varying_features
     from wearbench.bench._pool import build_pool
     from wearbench.bench._prior import prior_answers
-    from wearbench.bench._shortcut import text_only_answers, varying_features
+    from wearbench.bench._shortcut import text_only_answers
     from wearbench.bench._verify import (
         CHUNK_ITEMS,
         IMPORTED_REF,
@@ -36,7 +37,8 @@ _SOURCES = {
     "_generate": ("Pending", "UserTask", "generate_user", "stable_rng", "type_names"),
     "_pool": ("build_pool",),
     "_prior": ("prior_answers",),
-    "_shortcut": ("text_only_answers", "varying_features"),
+    "_option_text": ("varying_features",),
+    "_shortcut": ("text_only_answers",),
     "_verify": (
         "CHUNK_ITEMS",
         "IMPORTED_REF",

@@ -14,8 +14,6 @@ the 10% chance level.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,36 +23,13 @@ import numpy as np
 from wearbench._stats import Accuracy, accuracy
 from wearbench.bench._balance import option_template
 from wearbench.bench._generate import stable_rng
+from wearbench.bench._option_text import FEATURES, feature_rows
 from wearbench.questions import LETTERS, Item
 
-FEATURES: tuple[str, ...] = (
-    "length_z",
-    "length_rank",
-    "is_longest",
-    "is_shortest",
-    "digits_z",
-    "n_numbers",
-    "number_rank",
-    "number_extreme",
-    "number_from_middle",
-    "last_number_rank",
-    "negation",
-    "hedge_clear",
-    "open_range",
-    "first_word_share",
-    "stem_overlap",
-    "position",
-)
 #: Features of the fitted model: the text features plus the learnt text prior.
 AUDIT_FEATURES: tuple[str, ...] = (*FEATURES, "text_prior")
 _PRIOR_RATE = 0.1  # chance: one option in ten is correct
 _PRIOR_WEIGHT = 10.0  # pseudo-count pulling rare templates to chance
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-_WORD = re.compile(r"[a-z]+")
-_DIGIT = re.compile(r"\d")
-_NEGATION = {"no", "not", "none", "neither", "nor", "without", "never"}
-_HEDGE = {"clear", "unclear", "clearly", "likely", "unlikely", "may", "might", "possibly"}
-_OPEN = re.compile(r"\b(more than|less than|at least|at most|above|below|over \d|under \d)")
 
 
 @dataclass(frozen=True)
@@ -83,80 +58,6 @@ class ShortcutAudit:
         }
 
 
-def _rank(values: np.ndarray) -> np.ndarray:
-    """Average rank scaled to [0, 1] (0.5 for missing values or fewer than two present)."""
-    out = np.full(values.shape, 0.5)
-    ok = np.isfinite(values)
-    if ok.sum() < 2:
-        return out
-    v = values[ok]
-    ranks = (v[:, None] > v[None, :]).sum(axis=1) + ((v[:, None] == v[None, :]).sum(axis=1) - 1) / 2
-    out[ok] = ranks / (v.size - 1)
-    return out
-
-
-def _numbers(text: str) -> list[float]:
-    found = (m.replace(",", "") for m in _NUMBER.findall(text))
-    return [float(m) for m in found if m.strip("-")]
-
-
-def _extreme(values: np.ndarray) -> np.ndarray:
-    """1 where a value is the item's smallest or largest (0 when missing or all equal)."""
-    ok = np.isfinite(values)
-    if ok.sum() < 2 or np.nanmin(values) == np.nanmax(values):
-        return np.zeros(values.shape)
-    out: np.ndarray = (ok & ((values == np.nanmin(values)) | (values == np.nanmax(values)))).astype(float)
-    return out
-
-
-def _z(x: np.ndarray) -> np.ndarray:
-    sd = float(x.std())
-    return (x - x.mean()) / sd if sd > 0 else np.zeros_like(x)
-
-
-def option_features(question: str, options: Sequence[str]) -> np.ndarray:
-    """Feature matrix ``(n_options, len(FEATURES))`` from the texts of one item."""
-    texts = [o.lower() for o in options]
-    length = np.array([len(t) for t in texts], dtype=float)
-    digits = np.array([len(_DIGIT.findall(t)) for t in texts], dtype=float)
-    nums = [_numbers(t) for t in texts]
-    first = np.array([n[0] if n else np.nan for n in nums])
-    last = np.array([n[-1] if n else np.nan for n in nums])
-    words = [_WORD.findall(t) for t in texts]
-    stem = set(_WORD.findall(question.lower()))
-    first_words = [w[0] if w else "" for w in words]
-    num_rank = _rank(first)
-    cols = [
-        _z(length),
-        _rank(length),
-        (length == length.max()).astype(float),
-        (length == length.min()).astype(float),
-        _z(digits),
-        np.array([len(n) for n in nums], dtype=float),
-        num_rank,
-        _extreme(first),
-        np.abs(num_rank - 0.5) * 2,
-        _rank(last),
-        np.array([bool(_NEGATION & set(w)) for w in words], dtype=float),
-        np.array([bool(_HEDGE & set(w)) for w in words], dtype=float),
-        np.array([bool(_OPEN.search(t)) for t in texts], dtype=float),
-        np.array([first_words.count(f) / len(texts) for f in first_words]),
-        np.array([len(stem & set(w)) / max(len(set(w)), 1) for w in words]),
-        np.arange(len(texts), dtype=float) / max(len(texts) - 1, 1),
-    ]
-    return np.column_stack(cols)
-
-
-def varying_features(question: str, options: Sequence[str]) -> list[str]:
-    """Text features (other than letter position) that differ between an item's options.
-
-    A question type whose options share one form returns ``[]`` here: the audit's form
-    features then carry no information about which option is correct.
-    """
-    x = option_features(question, options)
-    return [f for j, f in enumerate(FEATURES) if f != "position" and np.ptp(x[:, j]) > 0]
-
-
 def _fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int) -> np.ndarray:
     """Weights (intercept last) of an L2-regularised logistic regression by Newton steps."""
     xb = np.column_stack([x, np.ones(len(x))])
@@ -181,29 +82,27 @@ def _folds(items: Sequence[Item], k: int, seed: int) -> np.ndarray:
     return np.array([fold_of[i.user_id] for i in items])
 
 
-def _with_prior(
-    feats: list[np.ndarray], templates: list[list[str]], truth: list[np.ndarray], train: np.ndarray
-) -> list[np.ndarray]:
-    """Append the smoothed log-odds that an option template is correct, learnt on ``train``.
+def _text_prior(templates: np.ndarray, truth: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """Per row, the smoothed log-odds that its option template is correct, learnt on ``train`` rows.
 
-    Training items see leave-one-out counts (their own label removed), held-out items the full
+    Training rows see leave-one-out counts (their own label removed), held-out rows the full
     training counts, so the prior never sees the label it predicts. A type whose answers pile
     onto a few recognisable option wordings (a class prior) is caught by this feature even when
     every option has the same form.
+
+    Args:
+        templates: ``(rows,)`` integer id of each option's wording (numbers blanked).
+        truth: ``(rows,)`` 1.0 where the option is the item's answer.
+        train: ``(rows,)`` boolean, the rows the counts are learnt from.
     """
-    shown: Counter[str] = Counter()
-    right: Counter[str] = Counter()
-    for j in train:
-        shown.update(templates[j])
-        right.update(t for t, y in zip(templates[j], truth[j], strict=True) if y)
-    in_train = set(train.tolist())
-    out = []
-    for j, (f, temps) in enumerate(zip(feats, templates, strict=True)):
-        own = truth[j] if j in in_train else np.zeros(len(temps))
-        c = np.array([right[t] for t in temps], dtype=float) - own
-        n = np.array([shown[t] for t in temps], dtype=float) - (1.0 if j in in_train else 0.0)
-        rate = (c + _PRIOR_RATE * _PRIOR_WEIGHT) / (n + _PRIOR_WEIGHT)
-        out.append(np.column_stack([f, np.log(rate / (1 - rate))]))
+    size = int(templates.max()) + 1 if templates.size else 0
+    shown = np.bincount(templates[train], minlength=size).astype(float)
+    right = np.bincount(templates[train], weights=truth[train], minlength=size)
+    own = train.astype(float)
+    rate = (right[templates] - truth * own + _PRIOR_RATE * _PRIOR_WEIGHT) / (
+        shown[templates] - own + _PRIOR_WEIGHT
+    )
+    out: np.ndarray = np.log(rate / (1 - rate))
     return out
 
 
@@ -211,22 +110,26 @@ def _cross_validate(
     items: Sequence[Item], k: int, seed: int, l2: float, steps: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out chosen option index per item and the mean fitted weights over the ``k`` user folds."""
-    base = [option_features(i.question, list(i.options.values())) for i in items]
-    templates = [[option_template(o) for o in i.options.values()] for i in items]
-    truth = [np.array([letter == i.answer for letter in i.options], dtype=float) for i in items]
+    rows = feature_rows(items)
+    texts = [o for i in items for o in i.options.values()]
+    ids: dict[str, int] = {}
+    wording = {o: ids.setdefault(option_template(o), len(ids)) for o in dict.fromkeys(texts)}
+    templates = np.array([wording[o] for o in texts], dtype=int)
+    truth = np.array([letter == i.answer for i in items for letter in i.options], dtype=float)
     fold = _folds(items, k, seed)
     picks = np.zeros(len(items), dtype=int)
     weights = []
     for f in range(k):
-        train = np.flatnonzero(fold != f)
-        feats = _with_prior(base, templates, truth, train)
-        x = np.vstack([feats[j] for j in train])
+        train = fold[rows.item] != f
+        feats = np.column_stack([rows.x, _text_prior(templates, truth, train)])
+        x = feats[train]
         mean, sd = x.mean(axis=0), x.std(axis=0)
         sd[sd == 0] = 1.0
-        w = _fit((x - mean) / sd, np.concatenate([truth[j] for j in train]), l2, steps)[:-1]
+        w = _fit((x - mean) / sd, truth[train], l2, steps)[:-1]
         weights.append(w)
+        scores = ((feats - mean) / sd) @ w
         for j in np.flatnonzero(fold == f):
-            picks[j] = int(np.argmax(((feats[j] - mean) / sd) @ w))
+            picks[j] = int(np.argmax(scores[rows.start[j] : rows.start[j + 1]]))
     return picks, np.mean(weights, axis=0)
 
 
