@@ -2,6 +2,7 @@
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,20 @@ def test_dask_map_shared_keeps_order_across_maps() -> None:
         assert list(ex.map_shared(scaled, {"k": 2}, [5, 1, 3])) == [10, 2, 6]
         assert list(ex.map_shared(scaled, {"k": 10}, [1, 2])) == [10, 20]  # a second object
         assert list(ex.map(abs, [-1, 2])) == [1, 2]
+
+
+def profiled(dask_worker: Any) -> tuple[bool, int]:
+    """Whether a worker runs Dask's statistical profiler, and its seconds of profile history."""
+    return "profile-cycle" in dask_worker.periodic_callbacks, len(dask_worker.profile_history)
+
+
+def test_dask_local_workers_keep_no_profile_history() -> None:
+    # the profiler kept one call tree per second (1,000 s of them): ~30 MiB per worker in an
+    # 800-user build, and nothing reads it without a dashboard
+    pytest.importorskip("distributed")
+    with DaskExecutor(n_workers=1) as ex:
+        assert list(ex.map(time.sleep, [1.5])) == [None]  # a profile cycle is 1 s
+        assert list(ex.client.run(profiled).values()) == [(False, 0)]
 
 
 def touch(path: str) -> str:
