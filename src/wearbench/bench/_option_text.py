@@ -199,7 +199,6 @@ def _group(questions: Sequence[str], options: Sequence[Sequence[str]]) -> np.nda
     n, k = len(options), len(options[0])
     seen: dict[str, int] = {}
     ids = np.array([[seen.setdefault(o.lower(), len(seen)) for o in row] for row in options], dtype=int)
-    ids = ids.reshape(n, k)
     t = _Texts.of(list(seen))
     length, first = t.length[ids], t.first[ids]
     leads = [[t.lead[u] for u in row] for row in ids.tolist()]
