@@ -50,6 +50,19 @@ def test_resumes_on_an_executor(bench: Path) -> None:
     assert again.answered == 0
 
 
+def test_a_table_baseline_says_it_leaves_the_executor_unused(
+    bench: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="wearbench.runner"):
+        evaluate(bench, "baseline:random", bench.parent / "serial", limit=5, executor=LocalExecutor(1))
+        assert caplog.messages == []
+        evaluate(bench, "baseline:random", bench.parent / "pool", limit=5, executor=LocalExecutor(2))
+    assert caplog.messages == [
+        "baseline:random computes its answers in this process; "
+        "executor LocalExecutor(processes:2) is not used"
+    ]
+
+
 def test_chat_model_refuses_a_parallel_executor(bench: Path) -> None:
     out = bench.parent / "chat"
     with pytest.raises(WearbenchError, match="WearableQA baselines only"):

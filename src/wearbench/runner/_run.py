@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,8 @@ from wearbench.runner._recorder import (
 from wearbench.runner._records import ResultRow, RunInfo
 from wearbench.runner._solvers import Answer, ChunkTask, Sample, Solver, baseline_solver, spec_forms
 from wearbench.runner._store import STORE_NAME, RunStore
+
+_log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 
@@ -228,7 +231,8 @@ def evaluate(
             user-grouped chunks of 64 on it (rows written as each chunk lands, in task order;
             the same rows on every executor except ``latency_s`` and ``created``). The table
             baselines (``random``, ``majority-position``, ``text-only``, ``prior``) compute
-            their answers up front in this process and leave it unused. A chat model, or a
+            their answers up front in this process and leave it unused (a warning on the
+            ``wearbench.runner`` logger says so). A chat model, or a
             HealthLoopQA benchmark, accepts only None or a serial executor.
 
     Raises:
@@ -269,6 +273,9 @@ def evaluate(
                     retried, recorder = _run_chunked(chunk_fn, items, info, store, bench, executor,
                                                      progress)  # fmt: skip
                 else:
+                    if executor is not None and not _is_serial(executor):
+                        _log.warning("%s computes its answers in this process; executor %r is not used",
+                                     model, executor)  # fmt: skip
                     retried, recorder = _run_all(solver, items, info, store, bench, concurrency, progress,
                                                  max_permanent_failures)  # fmt: skip
                 errored = len(recorder.held) or store.errored(info.run_id)
@@ -351,13 +358,17 @@ def _run_all(
     return retried, recorder
 
 
+def _is_serial(executor: Executor) -> bool:
+    return isinstance(executor, LocalExecutor) and executor.workers == 1
+
+
 def _check_executor(model: str, executor: Executor | None, cgm: bool = False) -> None:
     """Refuse an executor other than serial where nothing would run on it (chat models, CGM runs).
 
     Raises:
         WearbenchError: Naming what the executor applies to.
     """
-    if executor is None or (isinstance(executor, LocalExecutor) and executor.workers == 1):
+    if executor is None or _is_serial(executor):
         return
     if cgm:
         raise WearbenchError(f"executor {executor!r}: HealthLoopQA (CGM) runs take no executor; use serial")
