@@ -21,15 +21,9 @@ def _apply_shared(task: T, *, fn: Callable[[S, T], R], shared: S) -> R:
 
 
 #: Dask settings of the workers a ``dask-local:N`` executor starts. Without a dashboard nothing
-#: reads the workers' statistical profiler, whose history (one call-tree per second, kept an
-#: hour) grew each worker by ~30 MiB over the generation stage of an 800-user build.
+#: reads the workers' statistical profiler, whose history (a call tree per second, twice, the
+#: last 1,000 s kept) grew each worker by ~30 MiB over the generation stage of an 800-user build.
 LOCAL_WORKER_CONFIG: dict[str, Any] = {"distributed.worker.profile.enabled": False}
-
-
-def _dask_config() -> Any:
-    import dask.config
-
-    return dask.config
 
 
 def _distributed() -> Any:
@@ -106,7 +100,9 @@ class DaskExecutor:
         if self.address is None:
             if self.n_workers < 1:
                 raise WearbenchError(f"dask-local: n_workers must be >= 1, got {self.n_workers}")
-            with _dask_config().set(LOCAL_WORKER_CONFIG):  # the nannies hand it to their workers
+            import dask.config  # installed with distributed
+
+            with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies hand it to their workers
                 self._cluster = distributed.LocalCluster(
                     n_workers=self.n_workers,
                     threads_per_worker=1,
