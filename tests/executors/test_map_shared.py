@@ -1,11 +1,15 @@
 """``map_shared``: the shared object reaches every task, results in task order, any executor."""
 
+import logging
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from wearbench import WearbenchError
 from wearbench.executors import DaskExecutor, LocalExecutor
 
 
@@ -102,3 +106,41 @@ def test_dask_session_serves_several_maps_in_flight(tmp_path: Path) -> None:
         assert list(b) == [5, 10]
         assert list(a) == [2, 4, 6]
         assert list(c) == [str(marker)]
+
+
+def slow_scaled(shared: dict[str, int], x: int) -> int:
+    time.sleep(0.3)
+    return shared["k"] * x
+
+
+def _kill_worker(ex: DaskExecutor) -> None:
+    """SIGKILL the one worker; its nanny starts a new one, with nothing in memory."""
+    [pid] = ex.client.run(os.getpid).values()
+    os.kill(pid, signal.SIGKILL)
+
+
+def test_dask_map_shared_scatters_again_when_the_cluster_loses_every_copy(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a scattered object has no lineage: killing the worker with its last copy makes the
+    # scheduler forget it and cancel the tasks waiting for it ("already forgotten")
+    pytest.importorskip("distributed")
+    caplog.set_level(logging.WARNING, logger="wearbench.executors")
+    with DaskExecutor(n_workers=1) as ex:
+        results = ex.map_shared(slow_scaled, {"k": 3}, [1, 2, 3, 4])
+        assert next(results) == 3
+        _kill_worker(ex)
+        assert list(results) == [6, 9, 12]
+    [record] = [r for r in caplog.records if r.name.startswith("wearbench")]
+    assert "lost the shared object of slow_scaled" in record.getMessage()
+    assert "resubmitting 3 of 4 tasks" in record.getMessage()
+
+
+def test_dask_map_shared_stops_after_rescatters_losses() -> None:
+    pytest.importorskip("distributed")
+    with DaskExecutor(n_workers=1, rescatters=0) as ex:
+        results = ex.map_shared(slow_scaled, {"k": 3}, [1, 2, 3])
+        assert next(results) == 3
+        _kill_worker(ex)
+        with pytest.raises(WearbenchError, match=r"lost the shared object of slow_scaled 1 times"):
+            list(results)

@@ -5,15 +5,19 @@ Dask is optional (the ``[dask]`` extra) and imported only when an executor opens
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from wearbench._errors import WearbenchError
 
 T = TypeVar("T")
 R = TypeVar("R")
 S = TypeVar("S")
+
+_log = logging.getLogger(__name__)
 
 
 def _apply_shared(task: T, *, fn: Callable[[S, T], R], shared: S) -> R:
@@ -41,8 +45,11 @@ class DaskExecutor:
 
     Each task is one Dask task (``client.map``, ``pure=False``). A task whose worker dies is
     rescheduled by the scheduler on another worker; a task that raises is retried ``retries``
-    times, then its error is raised here. Task functions must be deterministic for the artifact
-    to stay byte-identical (the build's are: every random draw is seeded from the task).
+    times, then its error is raised here. ``map_shared`` scatters its shared object again, and
+    resubmits the tasks that still need it, when the cluster lost every copy (a killed worker
+    held the last one: Dask's Active Memory Manager drops the copies that idle workers hold).
+    Task functions must be deterministic for the artifact to stay byte-identical (the build's
+    are: every random draw is seeded from the task).
 
     Use it as a context manager to hold one connection (or LocalCluster) across ``map`` calls;
     inside the block each ``map`` submits its tasks when called, so several can be in flight.
@@ -53,6 +60,8 @@ class DaskExecutor:
         n_workers: LocalCluster worker processes (single-threaded; only without ``address``).
         retries: Retries of a task that raised.
         timeout_s: Seconds to wait for the scheduler when connecting.
+        rescatters: Times one ``map_shared`` scatters its shared object again after the cluster
+            lost it; one more loss raises ``WearbenchError``.
     """
 
     def __init__(
@@ -62,11 +71,13 @@ class DaskExecutor:
         n_workers: int = 2,
         retries: int = 2,
         timeout_s: float = 10.0,
+        rescatters: int = 3,
     ) -> None:
         self.address = address
         self.n_workers = n_workers
         self.retries = retries
         self.timeout_s = timeout_s
+        self.rescatters = rescatters
         self._client: Any = None
         self._cluster: Any = None
 
@@ -137,31 +148,101 @@ class DaskExecutor:
         return _ordered(self._client.map(fn, list(tasks), pure=False, retries=self.retries))
 
     def map_shared(self, fn: Callable[[S, T], R], shared: S, tasks: Iterable[T]) -> Iterator[R]:
-        """``fn(shared, task)`` for every task, in order; ``shared`` is scattered to every worker once."""
+        """``fn(shared, task)`` for every task, in order; ``shared`` is scattered to every worker once.
+
+        Raises:
+            WearbenchError: The cluster lost ``shared`` more than ``rescatters`` times.
+        """
         if self._client is None:
             return self._bare(lambda ex: ex.map_shared(fn, shared, tasks))
-        # in a list: scatter reads a dict as {key: value} and would scatter its values
-        [data] = self._client.scatter([shared], broadcast=True, hash=False)
-        futures = self._client.map(
-            _apply_shared, list(tasks), fn=fn, shared=data, pure=False, retries=self.retries
-        )
-        return _ordered(futures, keep=data)
+        return _SharedMap(self, fn, shared, list(tasks)).results()
 
     def _bare(self, start: Callable[[DaskExecutor], Iterator[R]]) -> Iterator[R]:
         """A map outside a ``with`` block, on a connection of its own."""
         with DaskExecutor(
-            self.address, n_workers=self.n_workers, retries=self.retries, timeout_s=self.timeout_s
+            self.address,
+            n_workers=self.n_workers,
+            retries=self.retries,
+            timeout_s=self.timeout_s,
+            rescatters=self.rescatters,
         ) as ex:
             yield from start(ex)
 
 
-def _ordered(futures: list[Any], keep: Any = None) -> Iterator[Any]:
-    """The futures' results in order; ``keep`` (a scattered object) is held until the last one.
+def _name(fn: Callable[..., Any]) -> str:
+    """A task function's name, also through ``functools.partial``."""
+    inner = getattr(fn, "func", fn)
+    return str(getattr(inner, "__name__", type(inner).__name__))
 
-    Releasing the scattered future while its tasks are pending lets the scheduler forget it, and
-    a task rerun after a worker died then fails as "already forgotten".
-    """
+
+def _ordered(futures: list[Any]) -> Iterator[Any]:
+    """The futures' results in order, each released on the cluster once it is here."""
     for i in range(len(futures)):
         result = futures[i].result()
-        futures[i] = None  # release the result on the cluster once it is here
+        futures[i] = None
         yield result
+
+
+class _SharedMap(Generic[S, T, R]):
+    """The futures of one ``map_shared``; their tasks are submitted when it is made.
+
+    A scattered object has no lineage: when the worker holding its last copy dies, the scheduler
+    forgets it and cancels the tasks still waiting for it. Those tasks are resubmitted here on a
+    fresh scatter; finished tasks keep their results, so every result is computed from the same
+    task and the same object, and the order of results does not change.
+    """
+
+    def __init__(self, executor: DaskExecutor, fn: Callable[[S, T], R], shared: S, tasks: list[T]):
+        self._ex = executor
+        self._fn = fn
+        self._shared = shared
+        self._tasks = tasks
+        self._held: list[Any] = []  # every scatter's future, until the last result is here
+        self._futures: list[Any] = self._submit(range(len(tasks)))
+
+    def _submit(self, index: Sequence[int]) -> list[Any]:
+        client = self._ex.client
+        # in a list: scatter reads a dict as {key: value} and would scatter its values
+        [data] = client.scatter([self._shared], broadcast=True, hash=False)
+        self._held.append(data)
+        tasks = [self._tasks[i] for i in index]
+        return list(
+            client.map(_apply_shared, tasks, fn=self._fn, shared=data, pure=False, retries=self._ex.retries)
+        )
+
+    def _resubmit(self, first: int, error: CancelledError) -> None:
+        """Scatter again and resubmit task ``first`` and every later task that was cancelled."""
+        if len(self._held) > self._ex.rescatters:
+            raise WearbenchError(
+                f"the Dask cluster lost the shared object of {_name(self._fn)} "
+                f"{len(self._held)} times (rescatters={self._ex.rescatters}); are its workers "
+                f"being killed? ({error})"
+            ) from error
+        futures = self._futures
+        again = [first] + [
+            i for i in range(first + 1, len(futures)) if futures[i].status in ("cancelled", "lost")
+        ]
+        _log.warning(
+            "the Dask cluster lost the shared object of %s (%s); scattering it again and "
+            "resubmitting %d of %d tasks",
+            _name(self._fn),
+            error,
+            len(again),
+            len(futures),
+        )
+        for i, future in zip(again, self._submit(again), strict=True):
+            futures[i] = future
+
+    def results(self) -> Iterator[R]:
+        """The results in task order, each released on the cluster once it is here."""
+        futures = self._futures
+        for i in range(len(futures)):
+            while True:
+                try:
+                    result = futures[i].result()
+                    break
+                except CancelledError as e:
+                    self._resubmit(i, e)
+            futures[i] = None
+            yield result
+        self._held.clear()
