@@ -7,6 +7,7 @@ whether the cohort is read from shards.
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from wearbench._errors import WearbenchError
 from wearbench.bench import build_benchmark, stable_rng
 from wearbench.bench._assemble import assemble
 from wearbench.bench._generate import UserTask, generate_user, type_instances
-from wearbench.bench._packed import item_line, pack
+from wearbench.bench._packed import OptionInterner, Packed, item_line, pack
 from wearbench.bench._pool import build_pool, merge_pool
 from wearbench.bench._stages import NullPart, Shared, Users, null_rng, pool_sample, pooled_null, scan
 from wearbench.cohort import Cohort, contexts_from_cohort, save_cohort
@@ -128,6 +129,52 @@ def test_packed_lines_equal_item_json(cohort: Cohort) -> None:
         assert light.evidence == {}
         assert item_line(light, packed) == full.to_json()
         assert item_line(full) == full.to_json()
+
+
+def test_interned_items_are_equal_share_their_options_and_write_the_same_lines(cohort: Cohort) -> None:
+    contexts = contexts_from_cohort(cohort)
+    qts = type_instances(None)
+    pool = build_pool(list(contexts.values()), types=qts)
+    packed = [pack(p) for ctx in contexts.values() for p in generate_user(UserTask(ctx, qts, 7, pool)).items]
+    shared = OptionInterner()
+    interned = [shared(p) for p in packed]
+    assert interned == packed  # dataclass equality: every field, options and claims included
+    items, again = assemble(packed, 7), assemble(interned, 7)
+    by_id = {p.id: p for p in packed}
+    assert [item_line(i, by_id[i.id]) for i in again] == [item_line(i, by_id[i.id]) for i in items]
+    options = [o for p in interned for o in (p.correct, *p.distractors)]
+    texts = {o[0] for o in options}
+    claims = {json.dumps(o[1], sort_keys=True) for o in options}
+    assert len({id(o[0]) for o in options}) == len(texts) < len(options)  # one object per text
+    assert len({id(o[1]) for o in options}) == len(claims) < len(options)  # one dict per claim
+    labels = {json.dumps(p.labels, sort_keys=True) for p in interned}
+    assert len({id(p.labels) for p in interned}) == len(labels)
+
+
+def test_interning_keeps_claims_that_write_differently_apart() -> None:
+    [p] = hand_packed()
+    shared = OptionInterner()
+    a = shared(p)
+    assert a.distractors[0][1] is a.correct[1]  # equal claims: one dict
+    b = shared(replace(p, correct=("up", {"v": 1.0}), distractors=(("down", {"v": True}),)))
+    assert a.correct[1] == {"v": 1}
+    assert b.correct[1] == {"v": 1.0}
+    assert type(b.correct[1]["v"]) is float  # 1 and 1.0 write differently: not merged
+    assert b.distractors[0][1]["v"] is True
+    assert b.correct[0] is a.correct[0]  # the same text is one object
+
+
+def hand_packed() -> list[Packed]:
+    """One hand-made packed item: options "up" {v: 1} and "down" {v: 1}."""
+    return [
+        Packed(
+            id="u1-trend-0", type="trend", type_version=1,
+            labels={"reasoning": "trend", "signals": "single", "grounding": "data", "dependency": "none"},
+            user_id="u1", end_date="2024-01-31", history_days=0, window_days=14, metrics=("steps",),
+            question="Q?", correct=("up", {"v": 1}), distractors=(("down", {"v": 1}),),
+            graph={}, evidence={}, grounding_ref=None, pair_kind=None, gates=None,
+        )
+    ]  # fmt: skip
 
 
 def test_pool_sample_draws_a_seeded_subset_and_keeps_small_cohorts_whole() -> None:

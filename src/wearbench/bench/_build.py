@@ -23,7 +23,7 @@ from wearbench.bench._balance import balance, order_key
 from wearbench.bench._datasheet import build_stats, reference_stats_from, render_datasheet
 from wearbench.bench._generate import Pending, type_instances
 from wearbench.bench._official_mix import match_official as official_mix
-from wearbench.bench._packed import Packed, item_line
+from wearbench.bench._packed import OptionInterner, Packed, item_line
 from wearbench.bench._pool import merge_pool
 from wearbench.bench._prior import prior_audit
 from wearbench.bench._shortcut import shortcut_audit
@@ -180,8 +180,9 @@ def _run(
     t0 = time.perf_counter()
     out = _Generated([], Counter(), {}, {})
     total, done = sum(len(c.user_ids) for c in plan.chunks), 0
+    shared_option = OptionInterner()
     for result in executor.map_shared(generate, replace(shared, pool=pool), plan.chunks):
-        out.pending += result.items
+        out.pending += [shared_option(p) for p in result.items]
         out.drops.update(result.drops)
         out.contexts.update(result.contexts)
         done += len(result.contexts)

@@ -79,3 +79,36 @@ def item_line(item: Item, packed: Packed | None = None) -> str:
             text[g + len(_GRAPH) :],
         )
     )
+
+
+class OptionInterner:
+    """One shared copy of each distinct option text and claim across many packed items.
+
+    A build's pending items repeat a few thousand option wordings and claims tens of thousands
+    of times (at 200 users: 51,470 options, 2,523 distinct texts, 4,107 distinct claims); as
+    separate objects they were about half of each item's memory in the client. The label
+    mappings (a handful of distinct ones) are shared the same way. Claims and labels are matched
+    by their canonical JSON, so only values that write the same share one dict; nothing
+    downstream changes them in place (lettering copies each claim into the item).
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._claims: dict[str, Any] = {}
+        self._labels: dict[str, Any] = {}
+
+    def _option(self, option: tuple[str, Any]) -> tuple[str, Any]:
+        text, claim = option
+        return (
+            self._texts.setdefault(text, text),
+            self._claims.setdefault(canonical_json(claim), claim),
+        )
+
+    def __call__(self, p: Packed) -> Packed:
+        """``p`` with its options' texts and claims, and its labels, replaced by the shared copies."""
+        return replace(
+            p,
+            labels=self._labels.setdefault(canonical_json(p.labels), p.labels),
+            correct=self._option(p.correct),
+            distractors=tuple(self._option(d) for d in p.distractors),
+        )
