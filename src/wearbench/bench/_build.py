@@ -180,9 +180,9 @@ def _run(
     t0 = time.perf_counter()
     out = _Generated([], Counter(), {}, {})
     total, done = sum(len(c.user_ids) for c in plan.chunks), 0
-    shared_option = OptionInterner()
+    intern = OptionInterner()  # one copy of each repeated option text, claim and label set
     for result in executor.map_shared(generate, replace(shared, pool=pool), plan.chunks):
-        out.pending += [shared_option(p) for p in result.items]
+        out.pending += [intern(p) for p in result.items]
         out.drops.update(result.drops)
         out.contexts.update(result.contexts)
         done += len(result.contexts)

@@ -175,10 +175,23 @@ def _name(fn: Callable[..., Any]) -> str:
     return str(getattr(inner, "__name__", type(inner).__name__))
 
 
-def _ordered(futures: list[Any]) -> Iterator[Any]:
-    """The futures' results in order, each released on the cluster once it is here."""
+def _ordered(
+    futures: list[Any], on_cancel: Callable[[int, CancelledError], None] | None = None
+) -> Iterator[Any]:
+    """The futures' results in order, each released on the cluster once it is here.
+
+    ``on_cancel(i, error)``, when given, is called for a cancelled future ``i`` and must put a
+    new future in its place (``futures`` is the caller's list); without it the error is raised.
+    """
     for i in range(len(futures)):
-        result = futures[i].result()
+        while True:
+            try:
+                result = futures[i].result()
+                break
+            except CancelledError as e:
+                if on_cancel is None:
+                    raise
+                on_cancel(i, e)
         futures[i] = None
         yield result
 
@@ -197,25 +210,28 @@ class _SharedMap(Generic[S, T, R]):
         self._fn = fn
         self._shared = shared
         self._tasks = tasks
-        self._held: list[Any] = []  # every scatter's future, until the last result is here
+        self._losses = 0
+        self._data: Any = None  # the scattered object's future, held until the last result
         self._futures: list[Any] = self._submit(range(len(tasks)))
 
     def _submit(self, index: Sequence[int]) -> list[Any]:
         client = self._ex.client
         # in a list: scatter reads a dict as {key: value} and would scatter its values
-        [data] = client.scatter([self._shared], broadcast=True, hash=False)
-        self._held.append(data)
+        [self._data] = client.scatter([self._shared], broadcast=True, hash=False)
         tasks = [self._tasks[i] for i in index]
         return list(
-            client.map(_apply_shared, tasks, fn=self._fn, shared=data, pure=False, retries=self._ex.retries)
+            client.map(
+                _apply_shared, tasks, fn=self._fn, shared=self._data, pure=False, retries=self._ex.retries
+            )
         )
 
     def _resubmit(self, first: int, error: CancelledError) -> None:
         """Scatter again and resubmit task ``first`` and every later task that was cancelled."""
-        if len(self._held) > self._ex.rescatters:
+        self._losses += 1
+        if self._losses > self._ex.rescatters:
             raise WearbenchError(
                 f"the Dask cluster lost the shared object of {_name(self._fn)} "
-                f"{len(self._held)} times (rescatters={self._ex.rescatters}); are its workers "
+                f"{self._losses} times (rescatters={self._ex.rescatters}); are its workers "
                 f"being killed? ({error})"
             ) from error
         futures = self._futures
@@ -235,14 +251,5 @@ class _SharedMap(Generic[S, T, R]):
 
     def results(self) -> Iterator[R]:
         """The results in task order, each released on the cluster once it is here."""
-        futures = self._futures
-        for i in range(len(futures)):
-            while True:
-                try:
-                    result = futures[i].result()
-                    break
-                except CancelledError as e:
-                    self._resubmit(i, e)
-            futures[i] = None
-            yield result
-        self._held.clear()
+        yield from _ordered(self._futures, on_cancel=self._resubmit)
+        self._data = None
